@@ -189,7 +189,8 @@ public final class VllmEventDecoder {
             extra,
             groupIdx,
             specKind,
-            tokens.eagle);
+            tokens.eagle,
+            null);
       }
       case "BlockRemoved" -> {
         if (n < 2) {
@@ -235,6 +236,7 @@ public final class VllmEventDecoder {
     Integer groupIdx = null;
     String specKind = null;
     boolean eagleFlag = false;
+    String cacheSalt = null;
     for (int i = 0; i < n; i++) {
       String key = readKey(in);
       switch (key) {
@@ -250,6 +252,8 @@ public final class VllmEventDecoder {
             groupIdx = nextType(in) == ValueType.INTEGER ? readInt(in, key) : skipNull(in);
         case "kv_cache_spec_kind" ->
             specKind = nextType(in) == ValueType.STRING ? in.unpackString() : skipNull(in);
+        case "cache_salt" ->
+            cacheSalt = nextType(in) == ValueType.STRING ? in.unpackString() : skipNull(in);
         case "is_eagle" -> {
           if (nextType(in) == ValueType.BOOLEAN) {
             eagleFlag = in.unpackBoolean();
@@ -282,7 +286,8 @@ public final class VllmEventDecoder {
             extra,
             groupIdx,
             specKind,
-            t.eagle || eagleFlag);
+            t.eagle || eagleFlag,
+            cacheSalt);
       }
       case "BlockRemoved" -> {
         if (hashes == null) {

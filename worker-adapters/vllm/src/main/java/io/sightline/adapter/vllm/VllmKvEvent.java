@@ -23,6 +23,7 @@ public sealed interface VllmKvEvent {
    * @param groupIdx KV cache group (hybrid models), {@code null} when absent (means 0)
    * @param kvCacheSpecKind spec kind ("full_attention", "sliding_window", …) or {@code null}
    * @param eagle true when token ids came as Eagle bigrams
+   * @param cacheSalt {@code cache_salt} when the named encoding carries it, else {@code null}
    */
   record BlockStored(
       long[] blockHashes,
@@ -34,7 +35,8 @@ public sealed interface VllmKvEvent {
       List<List<ExtraKey>> extraKeys,
       Integer groupIdx,
       String kvCacheSpecKind,
-      boolean eagle)
+      boolean eagle,
+      String cacheSalt)
       implements VllmKvEvent {}
 
   /** Cached blocks were evicted. */
