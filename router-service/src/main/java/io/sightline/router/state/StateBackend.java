@@ -1,0 +1,28 @@
+package io.sightline.router.state;
+
+/**
+ * Factory of the replicated router state: {@link InMemoryStateHub} (embedded default) or {@link
+ * RedisStateBackend} (distributed). Both satisfy the same contract suite.
+ */
+public interface StateBackend extends AutoCloseable {
+
+  /**
+   * The shared load view of one replica.
+   *
+   * @param ttlMillis how long this replica's published load survives without a sync
+   * @param maxBookingAgeMillis bookings never released are dropped after this age
+   */
+  SharedLoad load(String replicaId, long ttlMillis, long maxBookingAgeMillis);
+
+  /** The prediction exchange of one replica. */
+  PredictionStore predictions(String replicaId);
+
+  /** The snapshot store (shared by all replicas). */
+  SnapshotStore snapshots();
+
+  /** Short description for logs and the explanation ("in-memory", "redis://…"). */
+  String describe();
+
+  @Override
+  void close();
+}
