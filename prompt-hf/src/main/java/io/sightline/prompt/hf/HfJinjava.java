@@ -60,7 +60,9 @@ final class HfJinjava {
     JinjavaConfig config =
         JinjavaConfig.newBuilder()
             .withTrimBlocks(true)
-            .withLstripBlocks(true)
+            // lstrip_blocks is applied to the source (JinjaChatTemplate.lstripBlocks): Jinjava's
+            // option also strips spaces that follow text on the same line.
+            .withLstripBlocks(false)
             .withLegacyOverrides(overrides)
             .withElResolver(resolver)
             .withFailOnUnknownTokens(false)

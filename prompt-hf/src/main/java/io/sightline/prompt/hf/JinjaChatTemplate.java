@@ -55,13 +55,72 @@ public final class JinjaChatTemplate implements ChatTemplate {
     }
   }
 
-  /** Jinja normalises newlines and drops one trailing newline of the source. */
+  /**
+   * Jinja's source handling that Jinjava lacks or gets wrong: newlines normalised to {@code \n},
+   * one trailing newline dropped ({@code keep_trailing_newline=False}), and {@code lstrip_blocks}.
+   */
   static String jinjaSource(String template) {
     String s = template.replace("\r\n", "\n").replace('\r', '\n');
     if (s.endsWith("\n")) {
       s = s.substring(0, s.length() - 1);
     }
-    return s;
+    return lstripBlocks(s);
+  }
+
+  /**
+   * Jinja2's {@code lstrip_blocks}: spaces and tabs between the start of a line and a block tag
+   * ({@code {%}) or comment ({@code {#}) are removed, unless the tag opens with {@code +}. Only
+   * whitespace at the <em>start of a line</em> counts; Jinjava's own option also strips
+   * whitespace after text on the same line (Qwen-VL's {@code "Picture 1: {% endif %}"} lost its
+   * space), so it is off and this rewrite is applied to the source instead.
+   */
+  static String lstripBlocks(String s) {
+    StringBuilder out = new StringBuilder(s.length());
+    int lineStart = 0; // index in out where the current line's data starts
+    boolean onlyBlanks = true; // out[lineStart..] holds only spaces/tabs so far
+    int i = 0;
+    int n = s.length();
+    while (i < n) {
+      char c = s.charAt(i);
+      if (c == '{' && i + 1 < n && (s.charAt(i + 1) == '%' || s.charAt(i + 1) == '#')) {
+        char kind = s.charAt(i + 1);
+        boolean keep = i + 2 < n && s.charAt(i + 2) == '+';
+        if (onlyBlanks && !keep) {
+          out.setLength(lineStart);
+        }
+        // Copy the whole tag/comment verbatim; it is not line data.
+        String close = kind == '%' ? "%}" : "#}";
+        int end = s.indexOf(close, i + 2);
+        int stop = end < 0 ? n : end + 2;
+        String tag = s.substring(i, stop);
+        out.append(tag);
+        int nl = tag.lastIndexOf('\n');
+        if (nl >= 0) {
+          // A multi-line tag: what follows it is not at a line start.
+          lineStart = out.length();
+        }
+        onlyBlanks = false;
+        i = stop;
+        continue;
+      }
+      if (c == '{' && i + 1 < n && s.charAt(i + 1) == '{') {
+        int end = s.indexOf("}}", i + 2);
+        int stop = end < 0 ? n : end + 2;
+        out.append(s, i, stop);
+        onlyBlanks = false;
+        i = stop;
+        continue;
+      }
+      out.append(c);
+      if (c == '\n') {
+        lineStart = out.length();
+        onlyBlanks = true;
+      } else if (c != ' ' && c != '\t') {
+        onlyBlanks = false;
+      }
+      i++;
+    }
+    return out.toString();
   }
 
   /** The template source as rendered (after Jinja's newline handling). */
