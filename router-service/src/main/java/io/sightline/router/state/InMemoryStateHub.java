@@ -1,5 +1,7 @@
 package io.sightline.router.state;
 
+import io.sightline.routing.index.WorkerKey;
+import io.sightline.routing.selection.WorkerLoad;
 import java.util.ArrayList;
 import java.util.Comparator;
 import java.util.HashMap;
@@ -35,8 +37,8 @@ public final class InMemoryStateHub implements StateBackend {
   }
 
   @Override
-  public SharedLoad load(String replicaId, long ttlMillis, long maxBookingAgeMillis) {
-    return new HubLoad(replicaId, ttlMillis, new LocalLedger(maxBookingAgeMillis, clock));
+  public SharedLoad load(String replicaId, long ttlMillis) {
+    return new HubLoad(replicaId, ttlMillis);
   }
 
   @Override
@@ -74,40 +76,17 @@ public final class InMemoryStateHub implements StateBackend {
   private final class HubLoad implements SharedLoad {
     private final String replicaId;
     private final long ttlMillis;
-    private final LocalLedger ledger;
     private volatile Map<WorkerKey, WorkerLoad> others = Map.of();
 
-    HubLoad(String replicaId, long ttlMillis, LocalLedger ledger) {
+    HubLoad(String replicaId, long ttlMillis) {
       this.replicaId = replicaId;
       this.ttlMillis = ttlMillis;
-      this.ledger = ledger;
     }
 
     @Override
-    public void book(String routingId, WorkerKey worker, long blocks) {
-      ledger.book(routingId, worker, blocks);
-    }
-
-    @Override
-    public WorkerKey release(String routingId) {
-      return ledger.release(routingId);
-    }
-
-    @Override
-    public Map<WorkerKey, WorkerLoad> totals() {
-      return LocalLedger.merge(ledger.totals(), others);
-    }
-
-    @Override
-    public Map<WorkerKey, WorkerLoad> local() {
-      return ledger.totals();
-    }
-
-    @Override
-    public void sync() {
-      ledger.purgeOlderThanMaxAge();
+    public void sync(Map<WorkerKey, WorkerLoad> local) {
       long now = clock.getAsLong();
-      loads.put(replicaId, new Published(ledger.totals(), now + ttlMillis));
+      loads.put(replicaId, new Published(Map.copyOf(local), now + ttlMillis));
       Map<WorkerKey, WorkerLoad> sum = new HashMap<>();
       loads.forEach(
           (id, p) -> {
@@ -117,6 +96,11 @@ public final class InMemoryStateHub implements StateBackend {
           });
       loads.values().removeIf(p -> p.expiresAt() <= now);
       others = sum;
+    }
+
+    @Override
+    public Map<WorkerKey, WorkerLoad> others() {
+      return others;
     }
 
     @Override

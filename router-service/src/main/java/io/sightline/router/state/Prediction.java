@@ -1,51 +1,56 @@
 package io.sightline.router.state;
 
+import io.sightline.routing.index.WorkerKey;
 import java.util.Arrays;
 
 /**
- * A predicted cache entry: a routing decision says {@code worker} will hold the blocks whose
- * chained sequence hashes are {@code sequenceHashes} until {@code expiresAtMillis} (or until a KV
- * event confirms them). Sequence hashes are position-aware (each one chains its prefix), so a
- * prediction matches only the same prefix. See ../shared/reference/dynamo.md §3 "Approximate mode"
- * and ../shared/reference/llmd.md §3 "Speculative entries".
+ * A predicted cache entry from a routing decision: {@code worker} is expected to hold the request's
+ * prefix — the blocks whose local hashes are {@code localHashes}, in order from block 0 — until
+ * {@code expiresAtMillis} (wall clock) or until KV events confirm them. Replicas exchange these so
+ * each one's index ({@code KvIndex.predict}) knows where the others just sent a prefix
+ * (../shared/reference/dynamo.md §3 "Approximate mode", llmd.md §3 "Speculative entries").
  */
 public record Prediction(
-    String replicaId, WorkerKey worker, long[] sequenceHashes, long expiresAtMillis) {
+    String replicaId, String model, WorkerKey worker, long[] localHashes, long expiresAtMillis) {
   public Prediction {
-    sequenceHashes = sequenceHashes.clone();
+    if (replicaId == null || model == null || worker == null || localHashes == null) {
+      throw new IllegalArgumentException("replicaId, model, worker and localHashes are required");
+    }
+    localHashes = localHashes.clone();
   }
 
   @Override
-  public long[] sequenceHashes() {
-    return sequenceHashes.clone();
+  public long[] localHashes() {
+    return localHashes.clone();
   }
 
   /** Number of predicted blocks. */
   public int blocks() {
-    return sequenceHashes.length;
+    return localHashes.length;
   }
 
-  /** Block {@code i}'s sequence hash, without copying. */
-  public long sequenceHash(int i) {
-    return sequenceHashes[i];
+  /** Block {@code i}'s local hash, without copying. */
+  public long localHash(int i) {
+    return localHashes[i];
   }
 
   @Override
   public boolean equals(Object o) {
     return o instanceof Prediction p
         && p.replicaId.equals(replicaId)
+        && p.model.equals(model)
         && p.worker.equals(worker)
         && p.expiresAtMillis == expiresAtMillis
-        && Arrays.equals(p.sequenceHashes, sequenceHashes);
+        && Arrays.equals(p.localHashes, localHashes);
   }
 
   @Override
   public int hashCode() {
-    return 31 * worker.hashCode() + Arrays.hashCode(sequenceHashes);
+    return 31 * worker.hashCode() + Arrays.hashCode(localHashes);
   }
 
   @Override
   public String toString() {
-    return "Prediction[" + replicaId + " " + worker.encode() + " blocks=" + blocks() + "]";
+    return "Prediction[" + replicaId + " " + model + " " + worker + " blocks=" + blocks() + "]";
   }
 }

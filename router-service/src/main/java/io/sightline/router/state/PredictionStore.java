@@ -4,9 +4,9 @@ import java.util.List;
 
 /**
  * Shares routing predictions between replicas: every replica publishes its decisions' predicted
- * entries, and every replica applies the others' into its own {@link PredictionIndex}, so two
- * replicas routing the same new prefix a few milliseconds apart both see where the first one sent
- * it.
+ * entries, and every replica applies the others' into its own index ({@code KvIndex.predict}), so
+ * two replicas routing the same new prefix a few milliseconds apart both see where the first one
+ * sent it.
  */
 public interface PredictionStore extends AutoCloseable {
 

@@ -11,6 +11,8 @@ import io.lettuce.core.api.sync.RedisCommands;
 import io.lettuce.core.codec.ByteArrayCodec;
 import io.lettuce.core.codec.RedisCodec;
 import io.lettuce.core.codec.StringCodec;
+import io.sightline.routing.index.WorkerKey;
+import io.sightline.routing.selection.WorkerLoad;
 import java.nio.ByteBuffer;
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;
@@ -79,9 +81,8 @@ public final class RedisStateBackend implements StateBackend {
   }
 
   @Override
-  public SharedLoad load(String replicaId, long ttlMillis, long maxBookingAgeMillis) {
-    return new RedisLoad(
-        replicaId, ttlMillis, new LocalLedger(maxBookingAgeMillis, System::currentTimeMillis));
+  public SharedLoad load(String replicaId, long ttlMillis) {
+    return new RedisLoad(replicaId, ttlMillis);
   }
 
   @Override
@@ -109,45 +110,22 @@ public final class RedisStateBackend implements StateBackend {
   private final class RedisLoad implements SharedLoad {
     private final String replicaId;
     private final long ttlMillis;
-    private final LocalLedger ledger;
     private final String key;
     private final String directory = prefix + ":replicas";
     private Set<String> publishedFields = new HashSet<>();
     private volatile Map<WorkerKey, WorkerLoad> others = Map.of();
 
-    RedisLoad(String replicaId, long ttlMillis, LocalLedger ledger) {
+    RedisLoad(String replicaId, long ttlMillis) {
       this.replicaId = replicaId;
       this.ttlMillis = ttlMillis;
-      this.ledger = ledger;
       this.key = prefix + ":load:" + replicaId;
     }
 
     @Override
-    public void book(String routingId, WorkerKey worker, long blocks) {
-      ledger.book(routingId, worker, blocks);
-    }
-
-    @Override
-    public WorkerKey release(String routingId) {
-      return ledger.release(routingId);
-    }
-
-    @Override
-    public Map<WorkerKey, WorkerLoad> totals() {
-      return LocalLedger.merge(ledger.totals(), others);
-    }
-
-    @Override
-    public Map<WorkerKey, WorkerLoad> local() {
-      return ledger.totals();
-    }
-
-    @Override
-    public synchronized void sync() {
-      ledger.purgeOlderThanMaxAge();
+    public synchronized void sync(Map<WorkerKey, WorkerLoad> local) {
       RedisCommands<String, String> r = strings.sync();
       Map<String, String> fields = new LinkedHashMap<>();
-      ledger.totals().forEach((k, v) -> fields.put(k.encode(), v.encode()));
+      local.forEach((k, v) -> fields.put(WorkerKeys.encode(k), SharedLoad.encode(v)));
       // An empty hash cannot exist in Redis; a placeholder keeps the key (and TTL) alive.
       fields.put("_", "1");
       r.hset(key, fields);
@@ -170,14 +148,19 @@ public final class RedisStateBackend implements StateBackend {
         r.hgetall(prefix + ":load:" + other)
             .forEach(
                 (f, v) -> {
-                  WorkerKey k = WorkerKey.decode(f);
-                  WorkerLoad l = WorkerLoad.decode(v);
+                  WorkerKey k = WorkerKeys.decode(f);
+                  WorkerLoad l = SharedLoad.decode(v);
                   if (k != null && l != null) {
                     sum.merge(k, l, WorkerLoad::plus);
                   }
                 });
       }
       others = sum;
+    }
+
+    @Override
+    public Map<WorkerKey, WorkerLoad> others() {
+      return others;
     }
 
     @Override
@@ -205,11 +188,12 @@ public final class RedisStateBackend implements StateBackend {
     public void publish(Prediction p) {
       ByteBuffer buf = ByteBuffer.allocate(8 * p.blocks());
       for (int i = 0; i < p.blocks(); i++) {
-        buf.putLong(p.sequenceHash(i));
+        buf.putLong(p.localHash(i));
       }
       Map<String, String> body = new LinkedHashMap<>();
       body.put("r", p.replicaId());
-      body.put("w", p.worker().encode());
+      body.put("m", p.model());
+      body.put("w", WorkerKeys.encode(p.worker()));
       body.put("e", Long.toString(p.expiresAtMillis()));
       body.put("h", Base64.getEncoder().encodeToString(buf.array()));
       strings
@@ -246,9 +230,9 @@ public final class RedisStateBackend implements StateBackend {
 
     private static Prediction decode(Map<String, String> body) {
       try {
-        WorkerKey w = WorkerKey.decode(body.get("w"));
+        WorkerKey w = WorkerKeys.decode(body.get("w"));
         byte[] raw = Base64.getDecoder().decode(body.getOrDefault("h", ""));
-        if (w == null || body.get("r") == null || raw.length % 8 != 0) {
+        if (w == null || body.get("r") == null || body.get("m") == null || raw.length % 8 != 0) {
           return null;
         }
         ByteBuffer buf = ByteBuffer.wrap(raw);
@@ -256,7 +240,8 @@ public final class RedisStateBackend implements StateBackend {
         for (int i = 0; i < hashes.length; i++) {
           hashes[i] = buf.getLong();
         }
-        return new Prediction(body.get("r"), w, hashes, Long.parseLong(body.get("e")));
+        return new Prediction(
+            body.get("r"), body.get("m"), w, hashes, Long.parseLong(body.get("e")));
       } catch (IllegalArgumentException e) {
         return null; // a malformed entry from an incompatible writer: skip it
       }

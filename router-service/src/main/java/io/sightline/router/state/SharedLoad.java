@@ -1,36 +1,49 @@
 package io.sightline.router.state;
 
+import io.sightline.routing.index.WorkerKey;
+import io.sightline.routing.selection.WorkerLoad;
 import java.util.Map;
 
 /**
- * In-flight load per worker, shared by every router replica so that two gateways do not pile onto
- * the same worker.
+ * In-flight load per worker rank, shared by every router replica so that two gateways do not pile
+ * onto the same worker.
  *
- * <p>Each replica books its own decisions locally ({@link #book}/{@link #release}: no I/O on the
- * routing path) and {@link #sync()} — called periodically — publishes this replica's per-worker
- * totals under a per-replica key with a TTL and fetches the other live replicas' totals. A replica
- * that dies stops refreshing its key, so its load disappears after the TTL. {@link #totals()} is
- * own live bookings + the others' last fetched totals. Bookings older than the configured maximum
- * age (a caller that never released) are dropped on sync.
+ * <p>Each replica books its own decisions in its local {@code LoadTracker} (no I/O on the routing
+ * path). {@link #sync} — called periodically — publishes that replica's per-worker totals under a
+ * per-replica key with a TTL and fetches the other live replicas' totals; the router's load source
+ * is local + {@link #others()}. A replica that dies stops refreshing its key, so its load
+ * disappears after the TTL; a clean {@link #close()} removes it at once.
  */
 public interface SharedLoad extends AutoCloseable {
 
-  /** Books {@code blocks} of load on {@code worker} for {@code routingId}. */
-  void book(String routingId, WorkerKey worker, long blocks);
+  /** Publishes this replica's current per-worker totals and fetches the other replicas'. */
+  void sync(Map<WorkerKey, WorkerLoad> local);
 
-  /** Ends a booking; returns the worker it was on, or {@code null} for an unknown id. */
-  WorkerKey release(String routingId);
+  /** The other live replicas' load, summed per worker, as of the last {@link #sync}. */
+  Map<WorkerKey, WorkerLoad> others();
 
-  /** Load per worker over all live replicas (this one's live view + the others' last sync). */
-  Map<WorkerKey, WorkerLoad> totals();
-
-  /** This replica's own bookings per worker. */
-  Map<WorkerKey, WorkerLoad> local();
-
-  /** Publishes this replica's totals and fetches the other replicas'. */
-  void sync();
-
-  /** Stops publishing; a clean shutdown removes this replica's key at once. */
+  /** Stops publishing and removes this replica's published load. */
   @Override
   void close();
+
+  /** The Redis/string form of a load: {@code prefillTokens:blocks:requests}. */
+  static String encode(WorkerLoad l) {
+    return l.activePrefillTokens() + ":" + l.activeBlocks() + ":" + l.activeRequests();
+  }
+
+  /** Inverse of {@link #encode}; {@code null} when malformed. */
+  static WorkerLoad decode(String s) {
+    if (s == null) {
+      return null;
+    }
+    String[] p = s.split(":", -1);
+    if (p.length != 3) {
+      return null;
+    }
+    try {
+      return new WorkerLoad(Long.parseLong(p[0]), Long.parseLong(p[1]), Long.parseLong(p[2]));
+    } catch (IllegalArgumentException e) {
+      return null;
+    }
+  }
 }

@@ -10,9 +10,8 @@ public interface StateBackend extends AutoCloseable {
    * The shared load view of one replica.
    *
    * @param ttlMillis how long this replica's published load survives without a sync
-   * @param maxBookingAgeMillis bookings never released are dropped after this age
    */
-  SharedLoad load(String replicaId, long ttlMillis, long maxBookingAgeMillis);
+  SharedLoad load(String replicaId, long ttlMillis);
 
   /** The prediction exchange of one replica. */
   PredictionStore predictions(String replicaId);
@@ -20,7 +19,7 @@ public interface StateBackend extends AutoCloseable {
   /** The snapshot store (shared by all replicas). */
   SnapshotStore snapshots();
 
-  /** Short description for logs and the explanation ("in-memory", "redis://…"). */
+  /** Short description for logs ("in-memory", "redis://… prefix=…"). */
   String describe();
 
   @Override

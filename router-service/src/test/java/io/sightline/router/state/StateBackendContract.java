@@ -2,6 +2,8 @@ package io.sightline.router.state;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import io.sightline.routing.index.WorkerKey;
+import io.sightline.routing.selection.WorkerLoad;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
@@ -39,85 +41,82 @@ abstract class StateBackendContract {
   static final WorkerKey W2 = new WorkerKey("worker_2", 0);
   static final WorkerKey W2R1 = new WorkerKey("worker_2", 1);
 
-  @Test
-  void ownBookingsAreVisibleAtOnceWithoutSync() {
-    SharedLoad a = backend.load(id(), TTL, 60_000);
-    a.book("req-1", W1, 10);
-    a.book("req-2", W1, 5);
-    a.book("req-3", W2R1, 7);
-    assertThat(a.totals())
-        .containsEntry(W1, new WorkerLoad(2, 15))
-        .containsEntry(W2R1, new WorkerLoad(1, 7))
-        .doesNotContainKey(W2);
-    assertThat(a.release("req-1")).isEqualTo(W1);
-    assertThat(a.release("req-1")).as("release is idempotent").isNull();
-    assertThat(a.release("never-booked")).isNull();
-    assertThat(a.totals()).containsEntry(W1, new WorkerLoad(1, 5));
-    a.close();
+  static WorkerLoad load(long prefill, long blocks, long requests) {
+    return new WorkerLoad(prefill, blocks, requests);
   }
 
   @Test
-  void replicasSeeEachOthersLoadAfterSync() {
-    SharedLoad a = backend.load(id(), 5_000, 60_000);
-    SharedLoad b = backend.load(id(), 5_000, 60_000);
-    a.book("a-1", W1, 10);
-    b.book("b-1", W1, 3);
-    b.book("b-2", W2, 4);
-    a.sync();
-    b.sync();
-    a.sync(); // a fetches b's published totals
-    assertThat(a.totals())
-        .containsEntry(W1, new WorkerLoad(2, 13))
-        .containsEntry(W2, new WorkerLoad(1, 4));
-    assertThat(b.totals()).containsEntry(W1, new WorkerLoad(2, 13));
-    assertThat(a.local()).isEqualTo(Map.of(W1, new WorkerLoad(1, 10)));
+  void replicasSeeEachOthersLoadButNotTheirOwn() {
+    SharedLoad a = backend.load(id(), 5_000);
+    SharedLoad b = backend.load(id(), 5_000);
+    SharedLoad c = backend.load(id(), 5_000);
+    a.sync(Map.of(W1, load(100, 10, 1)));
+    b.sync(Map.of(W1, load(30, 3, 1), W2, load(40, 4, 2)));
+    c.sync(Map.of(W2R1, load(7, 1, 1)));
+    a.sync(Map.of(W1, load(100, 10, 1)));
+    assertThat(a.others())
+        .isEqualTo(Map.of(W1, load(30, 3, 1), W2, load(40, 4, 2), W2R1, load(7, 1, 1)));
+    b.sync(Map.of(W1, load(30, 3, 1), W2, load(40, 4, 2)));
+    assertThat(b.others()).isEqualTo(Map.of(W1, load(100, 10, 1), W2R1, load(7, 1, 1)));
 
-    b.release("b-1");
-    b.release("b-2");
-    b.sync();
-    a.sync();
-    assertThat(a.totals()).isEqualTo(Map.of(W1, new WorkerLoad(1, 10)));
+    // b's requests end: its workers vanish from what a sees (fields removed, not left stale)
+    b.sync(Map.of());
+    a.sync(Map.of(W1, load(100, 10, 1)));
+    assertThat(a.others()).isEqualTo(Map.of(W2R1, load(7, 1, 1)));
     a.close();
     b.close();
+    c.close();
+  }
+
+  @Test
+  void loadsOfSeveralReplicasOnOneWorkerAreSummed() {
+    SharedLoad a = backend.load(id(), 5_000);
+    SharedLoad b = backend.load(id(), 5_000);
+    SharedLoad c = backend.load(id(), 5_000);
+    b.sync(Map.of(W1, load(1, 2, 3)));
+    c.sync(Map.of(W1, load(10, 20, 30)));
+    a.sync(Map.of());
+    assertThat(a.others()).isEqualTo(Map.of(W1, load(11, 22, 33)));
+    a.close();
+    b.close();
+    c.close();
   }
 
   @Test
   void deadReplicasLoadDisappearsAfterTtl() throws Exception {
-    SharedLoad a = backend.load(id(), TTL, 60_000);
-    SharedLoad dead = backend.load(id(), TTL, 60_000);
-    dead.book("d-1", W2, 50);
-    dead.sync(); // publishes, then "crashes": never syncs or closes again
-    a.sync();
-    assertThat(a.totals()).containsEntry(W2, new WorkerLoad(1, 50));
+    SharedLoad a = backend.load(id(), TTL);
+    SharedLoad dead = backend.load(id(), TTL);
+    dead.sync(Map.of(W2, load(500, 50, 1))); // publishes, then "crashes": never syncs again
+    a.sync(Map.of());
+    assertThat(a.others()).containsEntry(W2, load(500, 50, 1));
     Thread.sleep(TTL + 300);
-    a.sync();
-    assertThat(a.totals()).doesNotContainKey(W2);
+    a.sync(Map.of());
+    assertThat(a.others()).doesNotContainKey(W2);
     a.close();
   }
 
   @Test
   void cleanCloseRemovesLoadImmediately() {
-    SharedLoad a = backend.load(id(), 10_000, 60_000);
-    SharedLoad b = backend.load(id(), 10_000, 60_000);
-    b.book("b-1", W1, 8);
-    b.sync();
-    a.sync();
-    assertThat(a.totals()).containsKey(W1);
+    SharedLoad a = backend.load(id(), 10_000);
+    SharedLoad b = backend.load(id(), 10_000);
+    b.sync(Map.of(W1, load(8, 1, 1)));
+    a.sync(Map.of());
+    assertThat(a.others()).containsKey(W1);
     b.close();
-    a.sync();
-    assertThat(a.totals()).doesNotContainKey(W1);
+    a.sync(Map.of());
+    assertThat(a.others()).isEmpty();
     a.close();
   }
 
   @Test
-  void bookingsNeverReleasedAgeOut() throws Exception {
-    SharedLoad a = backend.load(id(), 5_000, 100);
-    a.book("leaked", W1, 9);
-    Thread.sleep(200);
-    a.book("fresh", W2, 1);
-    a.sync();
-    assertThat(a.totals()).doesNotContainKey(W1).containsEntry(W2, new WorkerLoad(1, 1));
-    a.close();
+  void loadWireFormRoundTripsAndRejectsGarbage() {
+    assertThat(SharedLoad.decode(SharedLoad.encode(load(5, 6, 7)))).isEqualTo(load(5, 6, 7));
+    assertThat(SharedLoad.decode("1:2")).isNull();
+    assertThat(SharedLoad.decode("a:b:c")).isNull();
+    assertThat(SharedLoad.decode(null)).isNull();
+    assertThat(WorkerKeys.decode(WorkerKeys.encode(W2R1))).isEqualTo(W2R1);
+    assertThat(WorkerKeys.decode("no-rank")).isNull();
+    assertThat(WorkerKeys.decode("w|-1")).isNull();
   }
 
   @Test
@@ -127,17 +126,17 @@ abstract class StateBackendContract {
     PredictionStore a = backend.predictions(ra);
     PredictionStore b = backend.predictions(rb);
     long exp = System.currentTimeMillis() + 60_000;
-    Prediction p1 = new Prediction(ra, W1, new long[] {1L, -2L, Long.MIN_VALUE}, exp);
-    Prediction p2 = new Prediction(ra, W2R1, new long[] {7L}, exp);
+    Prediction p1 = new Prediction(ra, "m", W1, new long[] {1L, -2L, Long.MIN_VALUE}, exp);
+    Prediction p2 = new Prediction(ra, "m", W2R1, new long[] {7L}, exp);
     a.publish(p1);
     a.publish(p2);
-    b.publish(new Prediction(rb, W2, new long[] {9L}, exp));
+    b.publish(new Prediction(rb, "m2", W2, new long[] {9L}, exp));
 
     assertThat(b.pollOthers()).containsExactly(p1, p2);
     assertThat(b.pollOthers()).as("each prediction is delivered once").isEmpty();
     assertThat(a.pollOthers()).extracting(Prediction::worker).containsExactly(W2);
 
-    Prediction p3 = new Prediction(ra, W1, new long[] {42L}, exp);
+    Prediction p3 = new Prediction(ra, "m", W1, new long[] {42L}, exp);
     a.publish(p3);
     assertThat(b.pollOthers()).containsExactly(p3);
   }
@@ -146,7 +145,8 @@ abstract class StateBackendContract {
   void lateReplicaLearnsEarlierPredictions() {
     String ra = id();
     PredictionStore a = backend.predictions(ra);
-    Prediction p = new Prediction(ra, W1, new long[] {5L, 6L}, System.currentTimeMillis() + 60_000);
+    Prediction p =
+        new Prediction(ra, "m", W1, new long[] {5L, 6L}, System.currentTimeMillis() + 60_000);
     a.publish(p);
     PredictionStore late = backend.predictions(id());
     List<Prediction> seen = late.pollOthers();
