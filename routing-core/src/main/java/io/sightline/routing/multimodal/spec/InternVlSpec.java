@@ -1,0 +1,79 @@
+package io.sightline.routing.multimodal.spec;
+
+import java.util.ArrayList;
+import java.util.List;
+import java.util.OptionalInt;
+
+/**
+ * InternVL (2.5/3): the image is cut into a {@code cols x rows} grid of 448 tiles whose aspect
+ * ratio is closest to the image's ({@code minTiles <= cols*rows <= maxTiles}), plus a thumbnail
+ * when there is more than one tile; {@code image_seq_length} (256) tokens per tile.
+ *
+ * <p>Port of transformers {@code got_ocr2/image_processing_got_ocr2.py} ({@code
+ * get_all_supported_aspect_ratios}, {@code get_optimal_tiled_canvas}) and {@code
+ * internvl/processing_internvl.py}. On an exact tie of ratio difference the later (larger) grid
+ * wins only if the image area exceeds half of the grid's pixel area. vLLM's path for the original
+ * {@code internvl_chat} checkpoints raises the ratio cap to {@code max + 1} when the thumbnail is
+ * on ({@code ratioCapPlusOne}); 50x1000 gives 3328 in HF and 3584 there ({@code
+ * ../shared/reference/vision_tokens.md} "InternVL3").
+ */
+public record InternVlSpec(
+    int placeholderTokenId,
+    String placeholderToken,
+    OptionalInt bosTokenId,
+    int tileSize,
+    int minTiles,
+    int maxTiles,
+    boolean useThumbnail,
+    boolean ratioCapPlusOne,
+    int tokensPerTile)
+    implements ModelProcessorSpec {
+
+  @Override
+  public VlmFamily family() {
+    return VlmFamily.INTERNVL;
+  }
+
+  @Override
+  public int numImageTokens(int width, int height) throws ImageTokenCountException {
+    Sizes.requirePositive(width, height);
+    int max = ratioCapPlusOne && useThumbnail ? maxTiles + 1 : maxTiles;
+    int[] grid = optimalGrid(width, height, minTiles, max);
+    long tiles = (long) grid[0] * grid[1];
+    if (useThumbnail && tiles > 1) {
+      tiles += 1;
+    }
+    return Math.toIntExact(tiles * tokensPerTile);
+  }
+
+  /** {@code {cols, rows}} of the chosen canvas. */
+  int[] optimalGrid(int width, int height, int min, int max) {
+    List<int[]> grids = new ArrayList<>();
+    for (int c = 1; c <= max; c++) {
+      for (int r = 1; r <= max; r++) {
+        int n = c * r;
+        if (n <= max && n >= min) {
+          grids.add(new int[] {c, r});
+        }
+      }
+    }
+    // Python's sorted() is stable: by tile count, then generation order (cols ascending).
+    grids.sort((a, b) -> Integer.compare(a[0] * a[1], b[0] * b[1]));
+    double aspect = (double) width / height;
+    double area = (double) width * height;
+    double bestDiff = Double.POSITIVE_INFINITY;
+    int[] best = {1, 1};
+    for (int[] g : grids) {
+      double diff = Math.abs(aspect - (double) g[0] / g[1]);
+      if (diff < bestDiff) {
+        bestDiff = diff;
+        best = g;
+      } else if (diff == bestDiff) {
+        if (area > 0.5 * tileSize * tileSize * g[0] * g[1]) {
+          best = g;
+        }
+      }
+    }
+    return best;
+  }
+}
