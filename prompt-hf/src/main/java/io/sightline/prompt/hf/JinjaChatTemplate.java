@@ -156,8 +156,9 @@ public final class JinjaChatTemplate implements ChatTemplate {
     }
   }
 
-  private static void failOnErrors(List<TemplateError> errors, String phase)
+  private static void failOnErrors(List<TemplateError> all, String phase)
       throws PromptEncodingException {
+    List<TemplateError> errors = all.stream().filter(e -> !isPythonUndefined(e)).toList();
     if (errors.isEmpty()) {
       return;
     }
@@ -174,6 +175,17 @@ public final class JinjaChatTemplate implements ChatTemplate {
                 + first.getMessage()
                 + (errors.size() > 1 ? " (+" + (errors.size() - 1) + " more)" : "");
     throw new PromptEncodingException(PromptEncodingException.Kind.TEMPLATE_ERROR, message);
+  }
+
+  /**
+   * A read of a missing attribute ({@code x.type} on a string) is a warning in Jinjava and yields
+   * null; in Jinja2 it is {@code Undefined} – empty and falsy – and not an error either. Such
+   * warnings are the only errors tolerated: LLaVA's template relies on it for tool messages.
+   */
+  private static boolean isPythonUndefined(TemplateError e) {
+    return e.getSeverity() == TemplateError.ErrorType.WARNING
+        && e.getReason() == TemplateError.ErrorReason.UNKNOWN
+        && e.getItem() == TemplateError.ErrorItem.PROPERTY;
   }
 
   private static String raisedMessage(TemplateError error) {
