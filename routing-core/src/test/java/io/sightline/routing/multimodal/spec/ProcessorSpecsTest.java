@@ -101,8 +101,17 @@ class ProcessorSpecsTest {
     assertThat(((InternVlSpec) spec("synthetic/InternVL3-8B-hf")).ratioCapPlusOne()).isFalse();
   }
 
-  /** Which spec answers for each golden variant. */
-  static Map<String, ModelProcessorSpec> variants() {
+  private static Map<String, ModelProcessorSpec> variants;
+
+  /** Which spec answers for each golden variant (built once; specs are immutable). */
+  static synchronized Map<String, ModelProcessorSpec> variants() {
+    if (variants == null) {
+      variants = buildVariants();
+    }
+    return variants;
+  }
+
+  private static Map<String, ModelProcessorSpec> buildVariants() {
     Map<String, ModelProcessorSpec> m = new LinkedHashMap<>();
     m.put("qwen2_vl", spec("Qwen2-VL-7B-Instruct"));
     m.put(
