@@ -1,0 +1,584 @@
+package io.sightline.registry.web;
+
+import com.fasterxml.jackson.core.JsonProcessingException;
+import com.fasterxml.jackson.databind.JsonMappingException;
+import com.fasterxml.jackson.databind.ObjectMapper;
+import com.fasterxml.jackson.databind.exc.UnrecognizedPropertyException;
+import com.fasterxml.jackson.databind.exc.ValueInstantiationException;
+import com.fasterxml.jackson.databind.node.ArrayNode;
+import com.fasterxml.jackson.databind.node.ObjectNode;
+import io.sightline.registry.client.WireFormat;
+import io.sightline.registry.model.ModelCard;
+import io.sightline.registry.model.RegistryJson;
+import io.sightline.registry.model.Versioned;
+import io.sightline.registry.model.WorkerInstance;
+import io.sightline.registry.model.WorkerState;
+import io.sightline.registry.service.ConflictException;
+import io.sightline.registry.service.FieldError;
+import io.sightline.registry.service.RegistryService;
+import io.sightline.registry.service.ValidationException;
+import io.sightline.registry.store.NotFoundException;
+import io.sightline.registry.store.RegistryStore;
+import io.sightline.registry.store.RevisionConflictException;
+import io.sightline.registry.store.Snapshot;
+import io.sightline.registry.store.StoreEvent;
+import io.sightline.registry.store.StoreUnavailableException;
+import io.sightline.registry.store.StoreWatch;
+import io.sightline.registry.store.StoreWatcher;
+import java.io.IOException;
+import java.io.InputStream;
+import java.net.URI;
+import java.nio.charset.StandardCharsets;
+import java.time.Duration;
+import java.util.Comparator;
+import java.util.List;
+import java.util.Optional;
+import java.util.concurrent.Callable;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+import org.springframework.core.io.buffer.DataBuffer;
+import org.springframework.core.io.buffer.DataBufferLimitException;
+import org.springframework.core.io.buffer.DataBufferUtils;
+import org.springframework.http.HttpHeaders;
+import org.springframework.http.HttpStatus;
+import org.springframework.http.MediaType;
+import org.springframework.http.codec.ServerSentEvent;
+import org.springframework.web.reactive.function.BodyInserters;
+import org.springframework.web.reactive.function.server.ServerRequest;
+import org.springframework.web.reactive.function.server.ServerResponse;
+import reactor.core.Disposable;
+import reactor.core.publisher.Flux;
+import reactor.core.publisher.FluxSink;
+import reactor.core.publisher.Mono;
+import reactor.core.scheduler.Schedulers;
+
+/**
+ * The admin REST API and the SSE change stream (routes in {@link RegistryRoutes}, documented in
+ * docs/registry.md). Bodies are read as bytes (bounded by {@code max-body-size}, else 413) and
+ * parsed with Sightline's strict Jackson 2 mapper, so parse errors carry the JSON path of the bad
+ * field. Store calls block (jetcd futures, file writes) and run on the bounded-elastic scheduler.
+ *
+ * <p>Optimistic concurrency over HTTP: every entry carries its revision as an {@code ETag}; a write
+ * with {@code If-Match: "<rev>"} only succeeds at that revision, {@code If-None-Match: *} only
+ * creates; otherwise 409 with the current revision in the message.
+ */
+public final class RegistryHandler {
+  private static final Logger LOG = LoggerFactory.getLogger(RegistryHandler.class);
+  private static final ObjectMapper JSON = RegistryJson.mapper();
+
+  private final RegistryService service;
+  private final int maxBodyBytes;
+  private final Duration heartbeat;
+
+  public RegistryHandler(RegistryService service, int maxBodyBytes, Duration heartbeat) {
+    this.service = service;
+    this.maxBodyBytes = maxBodyBytes;
+    this.heartbeat = heartbeat;
+  }
+
+  // --- models ---------------------------------------------------------------------------------
+
+  Mono<ServerResponse> listModels(ServerRequest req) {
+    return blocking(
+        () -> {
+          Snapshot s = service.snapshot();
+          ObjectNode body = JSON.createObjectNode();
+          body.put("revision", s.revision());
+          ArrayNode items = body.putArray("items");
+          s.models().stream()
+              .sorted(Comparator.comparing(v -> v.value().name()))
+              .forEach(v -> items.add(WireFormat.model(v)));
+          return json(HttpStatus.OK, body.toString(), null);
+        });
+  }
+
+  Mono<ServerResponse> getModel(ServerRequest req) {
+    String name = pathRest(req, "name");
+    return blocking(
+        () ->
+            service
+                .model(name)
+                .map(v -> json(HttpStatus.OK, write(v.value()), v.revision()))
+                .orElseThrow(() -> new NotFoundException("model " + name + " not found")));
+  }
+
+  Mono<ServerResponse> createModel(ServerRequest req) {
+    return body(req)
+        .flatMap(
+            bytes ->
+                blocking(
+                    () -> {
+                      ModelCard card = parse(bytes, ModelCard.class);
+                      Versioned<ModelCard> v = service.putModel(card, RegistryStore.MUST_NOT_EXIST);
+                      return created(
+                          "/v1/admin/models/" + v.value().name(), write(v.value()), v.revision());
+                    }));
+  }
+
+  Mono<ServerResponse> putModel(ServerRequest req) {
+    String name = pathRest(req, "name");
+    long expected = expectedRevision(req);
+    return body(req)
+        .flatMap(
+            bytes ->
+                blocking(
+                    () -> {
+                      ModelCard card = parse(bytes, ModelCard.class);
+                      if (card.name() != null && !card.name().equals(name)) {
+                        throw new ValidationException(
+                            "name",
+                            "body name '"
+                                + card.name()
+                                + "' differs from the URL's '"
+                                + name
+                                + "'");
+                      }
+                      ModelCard named =
+                          new ModelCard(
+                              card.schemaVersion(),
+                              name,
+                              card.aliases(),
+                              card.backend(),
+                              card.hf(),
+                              card.processorFamily(),
+                              card.processorFamilySource(),
+                              card.kvBlockSize(),
+                              card.mmScheme(),
+                              card.mediaDecoder(),
+                              card.routingMode(),
+                              card.loraAdapters(),
+                              card.contextLength());
+                      Versioned<ModelCard> v = service.putModel(named, expected);
+                      return json(HttpStatus.OK, write(v.value()), v.revision());
+                    }));
+  }
+
+  Mono<ServerResponse> deleteModel(ServerRequest req) {
+    String name = pathRest(req, "name");
+    long expected = expectedRevision(req);
+    return blocking(
+        () -> {
+          service.deleteModel(name, expected);
+          return ServerResponse.noContent().build();
+        });
+  }
+
+  // --- workers --------------------------------------------------------------------------------
+
+  Mono<ServerResponse> listWorkers(ServerRequest req) {
+    Optional<String> model = req.queryParam("model");
+    return blocking(
+        () -> {
+          Snapshot s = service.snapshot();
+          Optional<String> canonical =
+              model.map(m -> service.model(m).map(v -> v.value().name()).orElse(m));
+          ObjectNode body = JSON.createObjectNode();
+          body.put("revision", s.revision());
+          ArrayNode items = body.putArray("items");
+          s.workers().stream()
+              .filter(v -> canonical.isEmpty() || v.value().model().equals(canonical.get()))
+              .sorted(Comparator.comparing(v -> v.value().id()))
+              .forEach(v -> items.add(WireFormat.worker(v)));
+          return json(HttpStatus.OK, body.toString(), null);
+        });
+  }
+
+  Mono<ServerResponse> getWorker(ServerRequest req) {
+    String id = req.pathVariable("id");
+    return blocking(
+        () ->
+            service
+                .worker(id)
+                .map(v -> json(HttpStatus.OK, write(v.value()), v.revision()))
+                .orElseThrow(() -> new NotFoundException("worker " + id + " not found")));
+  }
+
+  Mono<ServerResponse> createWorker(ServerRequest req) {
+    boolean lease = req.queryParam("lease").map(Boolean::parseBoolean).orElse(false);
+    return body(req)
+        .flatMap(
+            bytes ->
+                blocking(
+                    () -> {
+                      WorkerInstance w = parse(bytes, WorkerInstance.class);
+                      Versioned<WorkerInstance> v =
+                          service.putWorker(w, RegistryStore.MUST_NOT_EXIST, lease);
+                      return created(
+                          "/v1/admin/workers/" + v.value().id(), write(v.value()), v.revision());
+                    }));
+  }
+
+  Mono<ServerResponse> putWorker(ServerRequest req) {
+    String id = req.pathVariable("id");
+    long expected = expectedRevision(req);
+    boolean lease = req.queryParam("lease").map(Boolean::parseBoolean).orElse(false);
+    return body(req)
+        .flatMap(
+            bytes ->
+                blocking(
+                    () -> {
+                      WorkerInstance w = parse(bytes, WorkerInstance.class);
+                      if (w.id() != null && !w.id().equals(id)) {
+                        throw new ValidationException(
+                            "id", "body id '" + w.id() + "' differs from the URL's '" + id + "'");
+                      }
+                      WorkerInstance named =
+                          new WorkerInstance(
+                              w.schemaVersion(),
+                              id,
+                              w.model(),
+                              w.servedModelName(),
+                              w.baseUrl(),
+                              w.dialect(),
+                              w.dataParallelSize(),
+                              w.kvBlockSize(),
+                              w.kvEvents(),
+                              w.metricsUrl(),
+                              w.labels(),
+                              w.state(),
+                              w.leaseTtlSeconds());
+                      Versioned<WorkerInstance> v = service.putWorker(named, expected, lease);
+                      return json(HttpStatus.OK, write(v.value()), v.revision());
+                    }));
+  }
+
+  Mono<ServerResponse> deleteWorker(ServerRequest req) {
+    String id = req.pathVariable("id");
+    long expected = expectedRevision(req);
+    return blocking(
+        () -> {
+          service.deleteWorker(id, expected);
+          return ServerResponse.noContent().build();
+        });
+  }
+
+  Mono<ServerResponse> heartbeat(ServerRequest req) {
+    String id = req.pathVariable("id");
+    return blocking(
+        () -> {
+          service.heartbeat(id);
+          return ServerResponse.noContent().build();
+        });
+  }
+
+  Mono<ServerResponse> setState(ServerRequest req) {
+    String id = req.pathVariable("id");
+    long expected = expectedRevision(req);
+    return body(req)
+        .flatMap(
+            bytes ->
+                blocking(
+                    () -> {
+                      StateBody b = parse(bytes, StateBody.class);
+                      if (b.state() == null) {
+                        throw new ValidationException("state", "required (ready or draining)");
+                      }
+                      Versioned<WorkerInstance> v = service.setState(id, b.state(), expected);
+                      return json(HttpStatus.OK, write(v.value()), v.revision());
+                    }));
+  }
+
+  /** Body of {@code PUT /v1/admin/workers/{id}/state}. */
+  record StateBody(WorkerState state) {}
+
+  // --- snapshot, watch, schema ----------------------------------------------------------------
+
+  Mono<ServerResponse> snapshot(ServerRequest req) {
+    return blocking(
+        () -> json(HttpStatus.OK, WireFormat.snapshot(service.snapshot()).toString(), null));
+  }
+
+  Mono<ServerResponse> watch(ServerRequest req) {
+    long from;
+    try {
+      String q =
+          req.queryParam("from_revision")
+              .or(
+                  () ->
+                      Optional.ofNullable(req.headers().firstHeader("Last-Event-ID"))
+                          .map(id -> String.valueOf(Long.parseLong(id.trim()) + 1)))
+              .orElse(null);
+      from = q == null ? -1 : Long.parseLong(q.trim());
+    } catch (NumberFormatException e) {
+      return error(
+          new ApiError(HttpStatus.BAD_REQUEST, "bad_revision", "from_revision must be an integer"));
+    }
+    long start = from;
+    Flux<ServerSentEvent<String>> stream =
+        Flux.<ServerSentEvent<String>>create(
+                sink -> {
+                  if (start < 0) {
+                    // no position given: tell the client to load a snapshot first
+                    sink.next(resync(0));
+                    sink.complete();
+                    return;
+                  }
+                  StoreWatch w;
+                  try {
+                    w = service.store().watch(start, new SinkWatcher(sink));
+                  } catch (RuntimeException e) {
+                    sink.error(e);
+                    return;
+                  }
+                  // keep-alive comments share the sink (FluxSink serialises concurrent producers)
+                  Disposable ticker =
+                      Flux.interval(heartbeat)
+                          .subscribe(
+                              i ->
+                                  sink.next(
+                                      ServerSentEvent.<String>builder()
+                                          .comment("keep-alive")
+                                          .build()));
+                  sink.onDispose(
+                      () -> {
+                        ticker.dispose();
+                        w.close();
+                      });
+                },
+                FluxSink.OverflowStrategy.BUFFER)
+            .subscribeOn(Schedulers.boundedElastic());
+    return ServerResponse.ok()
+        .contentType(MediaType.TEXT_EVENT_STREAM)
+        .header(HttpHeaders.CACHE_CONTROL, "no-cache")
+        .body(BodyInserters.fromServerSentEvents(stream));
+  }
+
+  private static ServerSentEvent<String> resync(long compactRevision) {
+    return ServerSentEvent.<String>builder()
+        .event("resync")
+        .data("{\"compact_revision\":" + compactRevision + "}")
+        .build();
+  }
+
+  /** Forwards store events into the SSE sink; a failing store ends the stream (client resumes). */
+  private static final class SinkWatcher implements StoreWatcher {
+    private final FluxSink<ServerSentEvent<String>> sink;
+
+    SinkWatcher(FluxSink<ServerSentEvent<String>> sink) {
+      this.sink = sink;
+    }
+
+    @Override
+    public void onEvents(List<StoreEvent> events) {
+      for (StoreEvent e : events) {
+        sink.next(
+            ServerSentEvent.<String>builder()
+                .id(Long.toString(e.revision()))
+                .event("change")
+                .data(WireFormat.event(e))
+                .build());
+      }
+    }
+
+    @Override
+    public void onCompacted(long compactRevision) {
+      sink.next(resync(compactRevision));
+      sink.complete();
+    }
+
+    @Override
+    public void onError(Throwable error) {
+      LOG.debug("store watch failed; ending SSE stream: {}", error.toString());
+      sink.complete();
+    }
+  }
+
+  Mono<ServerResponse> schema(ServerRequest req) {
+    String which = req.pathVariable("name");
+    String resource =
+        switch (which) {
+          case "model-card" -> "/schema/model-card.v1.schema.json";
+          case "worker-instance" -> "/schema/worker-instance.v1.schema.json";
+          default -> null;
+        };
+    if (resource == null) {
+      return error(new ApiError(HttpStatus.NOT_FOUND, "not_found", "no schema '" + which + "'"));
+    }
+    try (InputStream in = RegistryHandler.class.getResourceAsStream(resource)) {
+      if (in == null) {
+        return error(new ApiError(HttpStatus.NOT_FOUND, "not_found", "schema missing"));
+      }
+      String text = new String(in.readAllBytes(), StandardCharsets.UTF_8);
+      return ServerResponse.ok()
+          .contentType(MediaType.valueOf("application/schema+json"))
+          .bodyValue(text);
+    } catch (IOException e) {
+      return error(
+          new ApiError(HttpStatus.INTERNAL_SERVER_ERROR, "internal", "cannot read schema"));
+    }
+  }
+
+  // --- plumbing -------------------------------------------------------------------------------
+
+  private Mono<byte[]> body(ServerRequest req) {
+    long declared = req.headers().contentLength().orElse(-1);
+    if (declared > maxBodyBytes) {
+      return Mono.error(tooLarge());
+    }
+    Optional<MediaType> type = req.headers().contentType();
+    if (type.isPresent() && !type.get().isCompatibleWith(MediaType.APPLICATION_JSON)) {
+      return Mono.error(
+          new ApiError(
+              HttpStatus.UNSUPPORTED_MEDIA_TYPE,
+              "unsupported_media_type",
+              "send the body as application/json"));
+    }
+    return DataBufferUtils.join(req.bodyToFlux(DataBuffer.class), maxBodyBytes)
+        .map(
+            buf -> {
+              byte[] bytes = new byte[buf.readableByteCount()];
+              buf.read(bytes);
+              DataBufferUtils.release(buf);
+              return bytes;
+            })
+        .switchIfEmpty(
+            Mono.error(
+                new ApiError(HttpStatus.BAD_REQUEST, "empty_body", "a JSON body is required")))
+        .onErrorMap(DataBufferLimitException.class, e -> tooLarge());
+  }
+
+  private ApiError tooLarge() {
+    return new ApiError(
+        HttpStatus.CONTENT_TOO_LARGE,
+        "payload_too_large",
+        "request body exceeds " + maxBodyBytes + " bytes (sightline.registry.max-body-size)");
+  }
+
+  static <T> T parse(byte[] bytes, Class<T> type) {
+    try {
+      T value = JSON.readValue(bytes, type);
+      if (value == null) {
+        throw new ValidationException("$", "body must be a JSON object");
+      }
+      return value;
+    } catch (JsonProcessingException e) {
+      throw new ValidationException(List.of(describe(e)));
+    } catch (IOException e) {
+      throw new ValidationException("$", "unreadable body: " + e.getMessage());
+    }
+  }
+
+  /** A field path and a short message for a Jackson error, without Java class names. */
+  static FieldError describe(JsonProcessingException e) {
+    String path = "$";
+    if (e instanceof JsonMappingException m && !m.getPath().isEmpty()) {
+      StringBuilder sb = new StringBuilder();
+      for (JsonMappingException.Reference r : m.getPath()) {
+        if (r.getFieldName() != null) {
+          if (!sb.isEmpty()) {
+            sb.append('.');
+          }
+          sb.append(r.getFieldName());
+        } else if (r.getIndex() >= 0) {
+          sb.append('[').append(r.getIndex()).append(']');
+        }
+      }
+      path = sb.isEmpty() ? "$" : sb.toString();
+    }
+    String message;
+    if (e instanceof UnrecognizedPropertyException u) {
+      message = "unknown field '" + u.getPropertyName() + "'";
+    } else if (e instanceof ValueInstantiationException v && v.getCause() != null) {
+      message = v.getCause().getMessage();
+    } else if (e instanceof JsonMappingException m
+        && m.getCause() instanceof IllegalArgumentException iae) {
+      message = iae.getMessage();
+    } else {
+      message = e.getOriginalMessage();
+      int cut = message.indexOf(" (for ");
+      message = cut > 0 ? message.substring(0, cut) : message;
+      message = message.replaceAll("`[a-zA-Z0-9_.$]+\\.([A-Za-z0-9_$]+)`", "$1");
+    }
+    return new FieldError(path, message);
+  }
+
+  private static String write(Object value) {
+    try {
+      return JSON.writeValueAsString(value);
+    } catch (JsonProcessingException e) {
+      throw new IllegalStateException(e);
+    }
+  }
+
+  private static long expectedRevision(ServerRequest req) {
+    String ifMatch = req.headers().firstHeader(HttpHeaders.IF_MATCH);
+    String ifNoneMatch = req.headers().firstHeader(HttpHeaders.IF_NONE_MATCH);
+    if (ifNoneMatch != null && ifNoneMatch.trim().equals("*")) {
+      return RegistryStore.MUST_NOT_EXIST;
+    }
+    if (ifMatch == null || ifMatch.trim().equals("*")) {
+      return RegistryStore.ANY_REVISION;
+    }
+    String v = ifMatch.trim();
+    if (v.startsWith("W/")) {
+      v = v.substring(2);
+    }
+    v = v.replace("\"", "");
+    try {
+      long rev = Long.parseLong(v);
+      if (rev < 1) {
+        throw new NumberFormatException();
+      }
+      return rev;
+    } catch (NumberFormatException e) {
+      throw new ApiError(
+          HttpStatus.BAD_REQUEST, "bad_revision", "If-Match must be a revision such as \"12\"");
+    }
+  }
+
+  /** The rest of the path after a {@code {*name}} capture, without its leading slash. */
+  private static String pathRest(ServerRequest req, String var) {
+    String v = req.pathVariable(var);
+    return v.startsWith("/") ? v.substring(1) : v;
+  }
+
+  private static Mono<ServerResponse> json(HttpStatus status, String body, Long revision) {
+    ServerResponse.BodyBuilder b =
+        ServerResponse.status(status).contentType(MediaType.APPLICATION_JSON);
+    if (revision != null) {
+      b.eTag("\"" + revision + "\"");
+    }
+    return b.bodyValue(body);
+  }
+
+  private static Mono<ServerResponse> created(String location, String body, long revision) {
+    return ServerResponse.created(URI.create(location.replace(" ", "%20")))
+        .contentType(MediaType.APPLICATION_JSON)
+        .eTag("\"" + revision + "\"")
+        .bodyValue(body);
+  }
+
+  private static Mono<ServerResponse> blocking(Callable<Mono<ServerResponse>> work) {
+    return Mono.fromCallable(work).subscribeOn(Schedulers.boundedElastic()).flatMap(m -> m);
+  }
+
+  /** Maps exceptions to JSON error answers; unknown ones become a 500 without details. */
+  static Mono<ServerResponse> error(Throwable t) {
+    ApiError e =
+        switch (t) {
+          case ApiError a -> a;
+          case ValidationException v ->
+              new ApiError(
+                  HttpStatus.BAD_REQUEST,
+                  "validation_failed",
+                  v.getMessage(),
+                  v.errors(),
+                  List.of());
+          case ConflictException c ->
+              new ApiError(HttpStatus.CONFLICT, c.code(), c.getMessage(), List.of(), c.reasons());
+          case RevisionConflictException r ->
+              new ApiError(HttpStatus.CONFLICT, "revision_conflict", r.getMessage());
+          case NotFoundException n ->
+              new ApiError(HttpStatus.NOT_FOUND, "not_found", n.getMessage());
+          case StoreUnavailableException s ->
+              new ApiError(HttpStatus.SERVICE_UNAVAILABLE, "store_unavailable", s.getMessage());
+          default -> {
+            LOG.error("registry API failure", t);
+            yield new ApiError(HttpStatus.INTERNAL_SERVER_ERROR, "internal", "internal error");
+          }
+        };
+    return ServerResponse.status(e.status())
+        .contentType(MediaType.APPLICATION_JSON)
+        .bodyValue(e.body());
+  }
+}

@@ -1,0 +1,41 @@
+package io.sightline.registry.web;
+
+import static org.springframework.web.reactive.function.server.RequestPredicates.DELETE;
+import static org.springframework.web.reactive.function.server.RequestPredicates.GET;
+import static org.springframework.web.reactive.function.server.RequestPredicates.POST;
+import static org.springframework.web.reactive.function.server.RequestPredicates.PUT;
+
+import org.springframework.web.reactive.function.server.RouterFunction;
+import org.springframework.web.reactive.function.server.RouterFunctions;
+import org.springframework.web.reactive.function.server.ServerResponse;
+
+/**
+ * The registry's HTTP routes as a functional {@link RouterFunction}, so embedding apps (gateway,
+ * standalone) get them from auto-configuration without component scanning. Worker routes are
+ * declared before the model catch-all because model names may contain slashes ({@code
+ * Qwen/Qwen2-VL-7B-Instruct}) and are captured with {@code {*name}}.
+ */
+public final class RegistryRoutes {
+  private RegistryRoutes() {}
+
+  public static RouterFunction<ServerResponse> routes(RegistryHandler h) {
+    return RouterFunctions.route()
+        .GET("/v1/admin/snapshot", h::snapshot)
+        .GET("/v1/admin/watch", h::watch)
+        .GET("/v1/admin/schema/{name}", h::schema)
+        .route(GET("/v1/admin/workers"), h::listWorkers)
+        .route(POST("/v1/admin/workers"), h::createWorker)
+        .route(POST("/v1/admin/workers/{id}/heartbeat"), h::heartbeat)
+        .route(PUT("/v1/admin/workers/{id}/state"), h::setState)
+        .route(GET("/v1/admin/workers/{id}"), h::getWorker)
+        .route(PUT("/v1/admin/workers/{id}"), h::putWorker)
+        .route(DELETE("/v1/admin/workers/{id}"), h::deleteWorker)
+        .route(GET("/v1/admin/models"), h::listModels)
+        .route(POST("/v1/admin/models"), h::createModel)
+        .route(GET("/v1/admin/models/{*name}"), h::getModel)
+        .route(PUT("/v1/admin/models/{*name}"), h::putModel)
+        .route(DELETE("/v1/admin/models/{*name}"), h::deleteModel)
+        .onError(Throwable.class, (t, req) -> RegistryHandler.error(t))
+        .build();
+  }
+}
