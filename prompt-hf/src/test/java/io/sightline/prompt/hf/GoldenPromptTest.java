@@ -4,6 +4,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
+import io.sightline.prompt.hf.testing.TestModels;
 import io.sightline.routing.prompt.EncodedPrompt;
 import io.sightline.routing.prompt.TemplatedPromptEncoder;
 import java.io.IOException;

@@ -4,6 +4,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import com.fasterxml.jackson.databind.ObjectMapper;
+import io.sightline.prompt.hf.testing.TestModels;
 import io.sightline.routing.prompt.PromptEncodingException;
 import java.util.HashMap;
 import java.util.LinkedHashMap;
