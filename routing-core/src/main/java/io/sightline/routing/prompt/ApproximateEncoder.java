@@ -27,7 +27,11 @@ import java.util.Map;
  */
 public final class ApproximateEncoder implements PromptEncoder {
 
-  /** The marker value written at each image position (only positions matter, not the value). */
+  /**
+   * The marker written at each image position: bytes {@code FF FF FF FF}, which never occur in
+   * UTF-8 text, so no text word can equal it and {@code RoutingTokens.expand} may use it as the
+   * placeholder id of approximate prompts.
+   */
   public static final int IMAGE_MARKER = 0xFFFF_FFFF;
 
   private static final ObjectMapper JSON = new ObjectMapper();
