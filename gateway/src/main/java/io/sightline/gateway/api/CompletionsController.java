@@ -486,12 +486,24 @@ public class CompletionsController {
               prepare(response, head, target);
               response.getHeaders().remove(HttpHeaders.CONTENT_LENGTH);
               SseFramer framer = new SseFramer();
+              AtomicBoolean sawDone = new AtomicBoolean();
               Flux<byte[]> events =
                   body.concatMapIterable(framer::feed)
                       .concatWith(
                           Mono.fromSupplier(() -> Optional.ofNullable(framer.rest()))
                               .flatMap(Mono::justOrEmpty))
-                      .filter(ev -> keepEvent(ev, call, usage))
+                      .filter(ev -> keepEvent(ev, call, usage, sawDone))
+                      .concatWith(
+                          Mono.defer(
+                              () ->
+                                  sawDone.get()
+                                      ? Mono.empty()
+                                      : Mono.error(
+                                          new UpstreamException(
+                                              Kind.CONNECT,
+                                              0,
+                                              "stream ended without [DONE]",
+                                              null))))
                       .doOnComplete(success)
                       .onErrorResume(
                           t -> {
@@ -523,12 +535,14 @@ public class CompletionsController {
         .doOnError(failure)
         .doFinally(
             signal -> {
-              if (signal == reactor.core.publisher.SignalType.CANCEL) {
+              if (signal == reactor.core.publisher.SignalType.CANCEL
+                  && settled.compareAndSet(false, true)) {
                 cb.releasePermission();
-                settled.set(true);
               }
-              if (committed.get() || signal == reactor.core.publisher.SignalType.CANCEL) {
+              if (committed.get()) {
                 finish(call, target, usage.get());
+              } else {
+                release(target.routingId(), null); // idempotent after a failover's release
               }
             });
   }
@@ -554,9 +568,14 @@ public class CompletionsController {
   /**
    * Looks at one SSE event: records usage, hides the usage-only chunk the client did not ask for.
    */
-  private boolean keepEvent(byte[] event, Call call, AtomicReference<Usage> usage) {
+  private boolean keepEvent(
+      byte[] event, Call call, AtomicReference<Usage> usage, AtomicBoolean sawDone) {
     String data = SseFramer.data(event);
-    if (data == null || data.equals("[DONE]") || data.indexOf("\"usage\"") < 0) {
+    if (data != null && data.strip().equals("[DONE]")) {
+      sawDone.set(true);
+      return true;
+    }
+    if (data == null || data.indexOf("\"usage\"") < 0) {
       return true;
     }
     try {

@@ -15,6 +15,8 @@ import io.sightline.gateway.auth.ApiKeyHasher;
 import io.sightline.gateway.auth.ApiKeyStore;
 import io.sightline.gateway.auth.ConfiguredApiKeyStore;
 import io.sightline.gateway.backend.BackendShaper;
+import io.sightline.gateway.backend.TrtllmBackendShaper;
+import io.sightline.gateway.backend.VllmBackendShaper;
 import io.sightline.gateway.catalog.ModelCatalog;
 import io.sightline.gateway.catalog.RegistryModelCatalog;
 import io.sightline.gateway.error.OpenAiErrorWebExceptionHandler;
@@ -178,6 +180,18 @@ public class GatewayAutoConfiguration {
       ObjectProvider<MeterRegistry> meters) {
     return new MediaResolver(
         props.getMedia(), fetcher, cache, meters.getIfAvailable(SimpleMeterRegistry::new));
+  }
+
+  @Bean
+  @ConditionalOnMissingBean(VllmBackendShaper.class)
+  public VllmBackendShaper sightlineVllmShaper() {
+    return new VllmBackendShaper();
+  }
+
+  @Bean
+  @ConditionalOnMissingBean(TrtllmBackendShaper.class)
+  public TrtllmBackendShaper sightlineTrtllmShaper() {
+    return new TrtllmBackendShaper();
   }
 
   @Bean(destroyMethod = "close")
