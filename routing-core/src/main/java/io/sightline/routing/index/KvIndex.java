@@ -32,11 +32,12 @@ import java.util.function.LongSupplier;
  *       children are keyed by local hash (a single child inline, up to 8 in a small array, then a
  *       {@link ConcurrentHashMap}). The path from the root spells the prefix, so a worker's
  *       consecutive match depth is found by one walk.
- *   <li>A node's holders are a packed {@code long[]}: high 32 bits {@code slot << 3 | code} (code =
- *       storage tier 0..3, or 4 = prediction), low 32 bits the reference count (events: duplicate
- *       stores of a block by the same engine hash or by several engine hashes) or, for predictions,
- *       the expiry in milliseconds (wrap-safe comparison). So there is one entry per (worker, dp
- *       rank, tier) per block.
+ *   <li>A node's holders are packed {@code long}s, the first inline in the node (most blocks have
+ *       one holder; this saves an array per node), the rest in a small immutable array: high 32
+ *       bits {@code slot << 3 | code} (code = storage tier 0..3, or 4 = prediction), low 32 bits
+ *       the reference count (events: duplicate stores of a block by the same engine hash or by
+ *       several engine hashes) or, for predictions, the expiry in milliseconds (wrap-safe
+ *       comparison). So there is one entry per (worker, dp rank, tier) per block.
  *   <li>Each (worker, rank) has, per tier, a fastutil {@code long → node} map from the engine block
  *       hash to the node of that block (the last local sub-block when an engine block is split),
  *       making parent lookup and removal O(1) per block. Engine hashes are opaque and are never
@@ -51,11 +52,15 @@ import java.util.function.LongSupplier;
  * <h2>Concurrency</h2>
  *
  * <ul>
- *   <li><b>Reads take no lock.</b> {@link #query} follows volatile {@code children} and {@code
- *       holders} references. Both are replaced copy-on-write under the node's monitor, so a reader
- *       always sees a consistent array; in-place updates only touch the low 32 bits of an entry
- *       (count/expiry), which a reader of the high bits does not depend on. A query racing with
- *       writers sees each block either before or after a concurrent update — never a torn node.
+ *   <li><b>Reads take no lock.</b> {@link #query} follows volatile {@code children}, {@code more}
+ *       and {@code first} fields. Arrays are replaced copy-on-write under the node's monitor, so a
+ *       reader always sees a consistent array; in-place updates only touch the low 32 bits of an
+ *       entry (count/expiry), which a reader of the high bits does not depend on. When the inline
+ *       entry is removed while others exist, the writer first copies the last array entry inline
+ *       and then shrinks the array, and readers read the array before the inline entry, so no other
+ *       holder ever vanishes from a reader's view (it may be seen twice, which the walk ignores). A
+ *       query racing with writers sees each block either before or after a concurrent update —
+ *       never a torn node.
  *   <li><b>Per-worker ordering.</b> Events of one (worker, rank) are applied under that worker's
  *       own monitor, so they apply in order and its engine-hash maps (plain fastutil maps) need no
  *       other synchronisation. Different workers apply in parallel.
@@ -86,6 +91,9 @@ public final class KvIndex {
   private static final int CODES = 5;
   private static final long[] NO_HOLDERS = new long[0];
   private static final long[] DEAD = new long[0];
+  private static final long NONE = -1L;
+  // denser than fastutil's 0.75 default: engine maps are the largest per-entry cost after nodes
+  private static final float MAP_LOAD_FACTOR = 0.9f;
   private static final int SMALL_CHILDREN = 8;
   private static final long SWEEP_INTERVAL_MS = 1000;
 
@@ -94,7 +102,10 @@ public final class KvIndex {
     final long localHash;
     final Node parent;
     volatile Object children; // null | Node | Node[] | ConcurrentHashMap<Long, Node>
-    volatile long[] holders = NO_HOLDERS;
+    // Holder entries: the first inline (NONE when absent), the rest in an immutable array. See
+    // the class comment for the write/read order that keeps lock-free readers consistent.
+    volatile long first = NONE;
+    volatile long[] more = NO_HOLDERS;
 
     Node(long localHash, Node parent) {
       this.localHash = localHash;
@@ -183,6 +194,29 @@ public final class KvIndex {
     boolean hasChildren() {
       return children != null;
     }
+
+    boolean noHolders() {
+      return first == NONE && more.length == 0;
+    }
+
+    boolean dead() {
+      return more == DEAD;
+    }
+
+    /** Entry of {@code holder}, or NONE. Under the monitor or for diagnostics. */
+    long entryOf(int holder) {
+      long[] m = more;
+      long f = first;
+      if (f != NONE && (int) (f >>> 32) == holder) {
+        return f;
+      }
+      for (long e : m) {
+        if ((int) (e >>> 32) == holder) {
+          return e;
+        }
+      }
+      return NONE;
+    }
   }
 
   /** Per (worker, rank) state; guarded by its own monitor. */
@@ -204,7 +238,7 @@ public final class KvIndex {
     Long2ObjectOpenHashMap<Node> map(int code) {
       Long2ObjectOpenHashMap<Node> m = engine[code];
       if (m == null) {
-        m = new Long2ObjectOpenHashMap<>();
+        m = new Long2ObjectOpenHashMap<>(16, MAP_LOAD_FACTOR);
         engine[code] = m;
       }
       return m;
@@ -213,7 +247,7 @@ public final class KvIndex {
     Long2LongOpenHashMap extra(int code) {
       Long2LongOpenHashMap m = extra[code];
       if (m == null) {
-        m = new Long2LongOpenHashMap();
+        m = new Long2LongOpenHashMap(16, MAP_LOAD_FACTOR);
         m.defaultReturnValue(DEFAULT_EXTRA);
         extra[code] = m;
       }
@@ -511,14 +545,10 @@ public final class KvIndex {
     Iterator<PredKey> it = predLru.keySet().iterator();
     while (it.hasNext()) {
       PredKey k = it.next();
-      long[] hs = k.node.holders;
-      int holder = holderId(k.slot, CODE_PREDICTED);
-      for (long e : hs) {
-        if ((int) (e >>> 32) == holder && (int) e - now <= 0) {
-          it.remove();
-          releasePredicted(k);
-          break;
-        }
+      long e = k.node.entryOf(holderId(k.slot, CODE_PREDICTED));
+      if (e != NONE && (int) e - now <= 0) {
+        it.remove();
+        releasePredicted(k);
       }
     }
   }
@@ -580,17 +610,28 @@ public final class KvIndex {
         nodes.increment();
       }
       synchronized (c) {
-        long[] hs = c.holders;
+        long f = c.first;
+        if (f != NONE && (int) (f >>> 32) == holder) {
+          int v = setValue ? amount : (int) f + amount;
+          c.first = ((long) holder << 32) | (v & 0xFFFFFFFFL);
+          return c;
+        }
+        long[] hs = c.more;
         for (int i = 0; i < hs.length; i++) {
           if ((int) (hs[i] >>> 32) == holder) {
             int v = setValue ? amount : (int) hs[i] + amount;
-            hs[i] = ((long) holder << 32) | (v & 0xFFFFFFFFL);
+            hs[i] = ((long) holder << 32) | (v & 0xFFFFFFFFL); // low bits only: see class comment
             return c;
           }
         }
-        long[] grown = Arrays.copyOf(hs, hs.length + 1);
-        grown[hs.length] = ((long) holder << 32) | (amount & 0xFFFFFFFFL);
-        c.holders = grown;
+        long entry = ((long) holder << 32) | (amount & 0xFFFFFFFFL);
+        if (f == NONE) {
+          c.first = entry;
+        } else {
+          long[] grown = Arrays.copyOf(hs, hs.length + 1);
+          grown[hs.length] = entry;
+          c.more = grown;
+        }
         entries.increment();
       }
       return c;
@@ -615,10 +656,29 @@ public final class KvIndex {
 
   /** Under n's monitor: decrements; returns whether n is now empty and childless. */
   private boolean removeHolderLocked(Node n, int holder, int amount) {
-    long[] hs = n.holders;
+    boolean predicted = (holder & 7) == CODE_PREDICTED;
+    long f = n.first;
+    long[] hs = n.more;
+    if (f != NONE && (int) (f >>> 32) == holder) {
+      int left = predicted ? 0 : (int) f - amount;
+      if (left > 0) {
+        n.first = ((long) holder << 32) | (left & 0xFFFFFFFFL);
+        return false;
+      }
+      if (hs.length == 0) {
+        n.first = NONE;
+      } else {
+        // move the last array entry inline first, then shrink: readers read `more` before
+        // `first`, so they never miss that entry (they may see it twice, which is harmless)
+        n.first = hs[hs.length - 1];
+        n.more = hs.length == 1 ? NO_HOLDERS : Arrays.copyOf(hs, hs.length - 1);
+      }
+      entries.decrement();
+      return n.noHolders() && !n.hasChildren();
+    }
     for (int i = 0; i < hs.length; i++) {
       if ((int) (hs[i] >>> 32) == holder) {
-        int left = (holder & 7) == CODE_PREDICTED ? 0 : (int) hs[i] - amount;
+        int left = predicted ? 0 : (int) hs[i] - amount;
         if (left > 0) {
           hs[i] = ((long) holder << 32) | (left & 0xFFFFFFFFL);
           return false;
@@ -631,9 +691,9 @@ public final class KvIndex {
           System.arraycopy(hs, 0, shrunk, 0, i);
           System.arraycopy(hs, i + 1, shrunk, i, hs.length - i - 1);
         }
-        n.holders = shrunk;
+        n.more = shrunk;
         entries.decrement();
-        return shrunk.length == 0 && !n.hasChildren();
+        return n.noHolders() && !n.hasChildren();
       }
     }
     return false;
@@ -644,18 +704,18 @@ public final class KvIndex {
     while (n != null && n != root) {
       Node parent = n.parent;
       synchronized (parent) {
-        if (parent.holders == DEAD) {
+        if (parent.dead()) {
           return;
         }
         synchronized (n) {
-          if (n.holders.length != 0 || n.holders == DEAD || n.hasChildren()) {
+          if (n.dead() || !n.noHolders() || n.hasChildren()) {
             return;
           }
           parent.removeChild(n);
-          n.holders = DEAD;
+          n.more = DEAD;
           nodes.decrement();
         }
-        if (parent == root || parent.holders.length != 0 || parent.hasChildren()) {
+        if (parent == root || !parent.noHolders() || parent.hasChildren()) {
           return;
         }
       }
@@ -686,9 +746,15 @@ public final class KvIndex {
       if (c == null) {
         break;
       }
-      long[] hs = c.holders;
+      // read `more` before `first` (see removeHolderLocked)
+      long[] hs = c.more;
+      long f = c.first;
       int continuing = 0;
-      for (long e : hs) {
+      for (int k = -1; k < hs.length; k++) {
+        long e = k < 0 ? f : hs[k];
+        if (e == NONE) {
+          continue;
+        }
         int h = (int) (e >>> 32);
         int slot = h >>> 3;
         int code = h & 7;
@@ -829,7 +895,12 @@ public final class KvIndex {
     for (Node k : kids) {
       StringBuilder sb = new StringBuilder();
       sb.append("  ".repeat(depth)).append(Long.toHexString(k.localHash)).append(' ');
-      for (long e : k.holders) {
+      long[] all = Arrays.copyOf(k.more, k.more.length + 1);
+      all[k.more.length] = k.first;
+      for (long e : all) {
+        if (e == NONE) {
+          continue;
+        }
         int h = (int) (e >>> 32);
         sb.append(slotKeys[h >>> 3])
             .append(':')
