@@ -8,6 +8,7 @@ import static org.springframework.web.reactive.function.server.RequestPredicates
 import org.springframework.web.reactive.function.server.RouterFunction;
 import org.springframework.web.reactive.function.server.RouterFunctions;
 import org.springframework.web.reactive.function.server.ServerResponse;
+import reactor.core.publisher.Mono;
 
 /**
  * The registry's HTTP routes as a functional {@link RouterFunction}, so embedding apps (gateway,
@@ -35,7 +36,9 @@ public final class RegistryRoutes {
         .route(GET("/v1/admin/models/{*name}"), h::getModel)
         .route(PUT("/v1/admin/models/{*name}"), h::putModel)
         .route(DELETE("/v1/admin/models/{*name}"), h::deleteModel)
-        .onError(Throwable.class, (t, req) -> RegistryHandler.error(t))
+        // Mono.defer also catches what a handler throws before returning its Mono
+        .filter(
+            (req, next) -> Mono.defer(() -> next.handle(req)).onErrorResume(RegistryHandler::error))
         .build();
   }
 }
