@@ -739,7 +739,8 @@ public final class KvIndex {
     byte[] best = new byte[n];
     int[] counts = new int[n * CODES];
     double[] weighted = new double[n];
-    int now = (int) nowMillis();
+    boolean haveNow = false;
+    int now = 0;
     Node cur = root;
     for (int i = 0; i < localHashes.length; i++) {
       Node c = cur.child(localHashes[i]);
@@ -758,8 +759,17 @@ public final class KvIndex {
         int h = (int) (e >>> 32);
         int slot = h >>> 3;
         int code = h & 7;
-        if (slot >= n || (code == CODE_PREDICTED && (int) e - now <= 0)) {
+        if (slot >= n) {
           continue;
+        }
+        if (code == CODE_PREDICTED) {
+          if (!haveNow) { // read the clock only when a prediction is met
+            now = (int) nowMillis();
+            haveNow = true;
+          }
+          if ((int) e - now <= 0) {
+            continue;
+          }
         }
         int m = matched[slot];
         if (m == i) {
@@ -782,11 +792,15 @@ public final class KvIndex {
       }
       cur = c;
     }
-    Map<WorkerKey, WorkerOverlap> out = new HashMap<>();
+    int hits = 0;
+    for (int s = 0; s < n; s++) {
+      hits += matched[s] > 0 ? 1 : 0;
+    }
+    Map<WorkerKey, WorkerOverlap> out = HashMap.newHashMap(hits);
     for (int s = 0; s < n; s++) {
       if (matched[s] > 0) {
         int b = s * CODES;
-        out.merge(
+        out.put(
             keys[s],
             new WorkerOverlap(
                 keys[s],
@@ -796,8 +810,7 @@ public final class KvIndex {
                 counts[b + StorageTier.HOST.ordinal()],
                 counts[b + StorageTier.DISK.ordinal()],
                 counts[b + StorageTier.EXTERNAL.ordinal()],
-                weighted[s]),
-            (a, x) -> a.matchedBlocks() >= x.matchedBlocks() ? a : x);
+                weighted[s]));
       }
     }
     return new OverlapScores(localHashes.length, out);

@@ -17,6 +17,17 @@ public record WorkerKey(String workerId, int dpRank) implements Comparable<Worke
     return c != 0 ? c : Integer.compare(dpRank, o.dpRank);
   }
 
+  // explicit and allocation-free: worker keys are hashed on every query and selection
+  @Override
+  public int hashCode() {
+    return workerId.hashCode() * 31 + dpRank;
+  }
+
+  @Override
+  public boolean equals(Object o) {
+    return o instanceof WorkerKey k && dpRank == k.dpRank && workerId.equals(k.workerId);
+  }
+
   @Override
   public String toString() {
     return workerId + "/" + dpRank;
