@@ -40,8 +40,10 @@ public record Explanation(
    * @param decodeLoad the decode-load term (in-flight blocks of this worker, all replicas)
    * @param cost the weighted cost ({@code prefillWeight * prefillBlocks + decodeLoad})
    * @param chosen whether this candidate was picked
-   * @param filteredReason why the candidate was excluded ({@code "unhealthy"}, {@code "stale"},
+   * @param filteredReason why the candidate was excluded ({@code "unhealthy"}, {@code "draining"},
    *     {@code "capacity"}, …), or {@code null} when it competed
+   * @param costTerms the named terms {@code cost} is the sum of (e.g. {@code prefill}, {@code
+   *     decode}); empty when filtered
    */
   public record Candidate(
       String workerId,
@@ -52,5 +54,34 @@ public record Explanation(
       double decodeLoad,
       double cost,
       boolean chosen,
-      String filteredReason) {}
+      String filteredReason,
+      java.util.Map<String, Double> costTerms) {
+    public Candidate {
+      costTerms = costTerms == null ? java.util.Map.of() : java.util.Map.copyOf(costTerms);
+    }
+
+    /** A candidate without a cost-term breakdown. */
+    public Candidate(
+        String workerId,
+        int dpRank,
+        int overlapBlocks,
+        int totalBlocks,
+        int prefillBlocks,
+        double decodeLoad,
+        double cost,
+        boolean chosen,
+        String filteredReason) {
+      this(
+          workerId,
+          dpRank,
+          overlapBlocks,
+          totalBlocks,
+          prefillBlocks,
+          decodeLoad,
+          cost,
+          chosen,
+          filteredReason,
+          java.util.Map.of());
+    }
+  }
 }

@@ -194,7 +194,11 @@ public final class EventJournal {
 
   /** Writes {@link #dump()} to {@code out}. */
   public void writeTo(DataOutputStream out) throws IOException {
-    List<KvEvent.Stored> events = dump();
+    write(dump(), out);
+  }
+
+  /** Writes single-block stored events (a {@link #dump()}) to {@code out}. */
+  public static void write(List<KvEvent.Stored> events, DataOutputStream out) throws IOException {
     out.writeInt(events.size());
     for (KvEvent.Stored s : events) {
       out.writeUTF(s.workerId());

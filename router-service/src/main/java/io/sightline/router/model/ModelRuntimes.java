@@ -80,6 +80,10 @@ public final class ModelRuntimes implements KvEventSink, AutoCloseable {
             return t;
           });
   private final AtomicLong lastStreamSequence = new AtomicLong(-1);
+  // apply() holds the read lock (workers apply concurrently); snapshot() the write lock, so the
+  // journals and the stream sequence it records are consistent with each other.
+  private final java.util.concurrent.locks.ReentrantReadWriteLock snapshotLock =
+      new java.util.concurrent.locks.ReentrantReadWriteLock();
   private final LongAdder unknownWorkerEvents = new LongAdder();
   private final LongAdder reloads = new LongAdder();
   private volatile BiConsumer<String, String> fallbackListener = (model, reason) -> {};
@@ -359,20 +363,30 @@ public final class ModelRuntimes implements KvEventSink, AutoCloseable {
 
   @Override
   public ApplyOutcome apply(KvEvent event, long streamSequence) {
-    if (streamSequence >= 0) {
-      lastStreamSequence.accumulateAndGet(streamSequence, Math::max);
-    }
     Optional<WorkerInstance> worker = registry.worker(event.workerId());
     if (worker.isEmpty()) {
       unknownWorkerEvents.increment();
+      advance(streamSequence);
       return ApplyOutcome.REJECTED;
     }
     ModelRuntime rt = forModel(worker.get().model());
-    ApplyOutcome outcome = rt.index().apply(event);
-    if (options.journal() && outcome == ApplyOutcome.APPLIED) {
-      rt.journal().record(event);
+    snapshotLock.readLock().lock();
+    try {
+      ApplyOutcome outcome = rt.index().apply(event);
+      if (options.journal() && outcome == ApplyOutcome.APPLIED) {
+        rt.journal().record(event);
+      }
+      advance(streamSequence);
+      return outcome;
+    } finally {
+      snapshotLock.readLock().unlock();
     }
-    return outcome;
+  }
+
+  private void advance(long streamSequence) {
+    if (streamSequence >= 0) {
+      lastStreamSequence.accumulateAndGet(streamSequence, Math::max);
+    }
   }
 
   @Override
@@ -392,22 +406,32 @@ public final class ModelRuntimes implements KvEventSink, AutoCloseable {
   // ------------------------------------------------------------------------------ snapshots
 
   /**
-   * The journals of every model (deflated), with the stream sequence they reflect. Events applied
-   * while writing may or may not be included; replay from the recorded sequence re-applies them and
-   * the index drops exact duplicates by sequence number, so the result converges.
+   * The journals of every model (deflated), with the stream sequence they reflect exactly: event
+   * application pauses while the journals are copied, so a replica restoring it and replaying the
+   * stream after that sequence applies every event once.
    */
   public Snapshot snapshot() throws IOException {
-    long seq = lastStreamSequence.get();
+    long seq;
+    List<ModelRuntime> all = all();
+    List<List<KvEvent.Stored>> dumps = new java.util.ArrayList<>(all.size());
+    snapshotLock.writeLock().lock();
+    try {
+      seq = lastStreamSequence.get();
+      for (ModelRuntime rt : all) {
+        dumps.add(rt.journal().dump());
+      }
+    } finally {
+      snapshotLock.writeLock().unlock();
+    }
     ByteArrayOutputStream bytes = new ByteArrayOutputStream();
     try (DataOutputStream out = new DataOutputStream(new DeflaterOutputStream(bytes))) {
       out.writeInt(SNAPSHOT_MAGIC);
       out.writeInt(SNAPSHOT_VERSION);
       out.writeLong(seq);
-      List<ModelRuntime> all = all();
       out.writeInt(all.size());
-      for (ModelRuntime rt : all) {
-        out.writeUTF(rt.name());
-        rt.journal().writeTo(out);
+      for (int i = 0; i < all.size(); i++) {
+        out.writeUTF(all.get(i).name());
+        EventJournal.write(dumps.get(i), out);
       }
     }
     return new Snapshot(seq, bytes.toByteArray());
