@@ -47,6 +47,13 @@ import java.util.logging.Logger;
 public final class SimulatedWorker implements AutoCloseable {
   private static final Logger LOG = Logger.getLogger(SimulatedWorker.class.getName());
 
+  static {
+    // SSE writes one small chunk per token: without TCP_NODELAY, Nagle + delayed ACK add ~40 ms.
+    if (System.getProperty("sun.net.httpserver.nodelay") == null) {
+      System.setProperty("sun.net.httpserver.nodelay", "true");
+    }
+  }
+
   private final SimOptions options;
   private final SimPromptStage promptStage;
   private final Faults faults = new Faults();
