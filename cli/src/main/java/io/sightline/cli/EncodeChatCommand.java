@@ -36,6 +36,7 @@ import java.util.concurrent.Callable;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Model.CommandSpec;
 import picocli.CommandLine.Option;
+import picocli.CommandLine.ParentCommand;
 import picocli.CommandLine.Spec;
 
 /**
@@ -66,6 +67,9 @@ public final class EncodeChatCommand implements Callable<Integer> {
   private static final ObjectMapper JSON = new ObjectMapper();
 
   @Spec CommandSpec spec;
+
+  /** The top-level command, which owns standard input (null when run on its own). */
+  @ParentCommand SightlineCli parent;
 
   @Option(
       names = "--model-dir",
@@ -109,8 +113,15 @@ public final class EncodeChatCommand implements Callable<Integer> {
       }
     }
     JsonNode request;
-    try (InputStream in = input == null ? System.in : Files.newInputStream(input)) {
-      request = JSON.readTree(in);
+    try {
+      if (input != null) {
+        try (InputStream in = Files.newInputStream(input)) {
+          request = JSON.readTree(in);
+        }
+      } else {
+        // Not closed: standard input belongs to the process (or to the in-process test).
+        request = JSON.readTree(parent != null ? parent.stdin() : System.in);
+      }
     } catch (IOException e) {
       err.println("error: cannot read the request: " + e.getMessage());
       return 2;

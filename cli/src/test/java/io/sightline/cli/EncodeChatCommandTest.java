@@ -159,6 +159,24 @@ class EncodeChatCommandTest {
     assertThat(notImage.err()).contains("image 0");
   }
 
+  @Test
+  void runsAsASubcommandReadingStdin() throws Exception {
+    StringWriter out = new StringWriter();
+    StringWriter err = new StringWriter();
+    var in =
+        new java.io.ByteArrayInputStream(
+            "{\"messages\":[{\"role\":\"user\",\"content\":\"Hello\"}]}"
+                .getBytes(java.nio.charset.StandardCharsets.UTF_8));
+    int exit =
+        SightlineCli.commandLine(in, new PrintWriter(out), new PrintWriter(err))
+            .execute("encode-chat", "--model-dir", TestModels.dir("llava_1_5").toString());
+    assertThat(exit).as(err.toString()).isZero();
+    JsonNode json = JSON.readTree(out.toString());
+    assertThat(json.get("prompt").asText()).isEqualTo("USER: Hello ASSISTANT:");
+    assertThat(json.get("num_images").asInt()).isZero();
+    assertThat(json.get("routing_token_ids")).isEqualTo(json.get("token_ids"));
+  }
+
   private static int indexOf(int[] a, int v) {
     for (int i = 0; i < a.length; i++) {
       if (a[i] == v) {
