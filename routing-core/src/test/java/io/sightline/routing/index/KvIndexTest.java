@@ -280,4 +280,69 @@ class KvIndexTest {
     assertThat(index.stats().nodes()).isEqualTo(2 + workers);
     assertThat(index.stats().entries()).isEqualTo(3L * workers);
   }
+
+  @Test
+  void concurrentPredictionsEventsAndQueriesLeaveNoGarbage() throws Exception {
+    KvIndex idx =
+        new KvIndex(
+            StoredBlockConverter.textOnly(B),
+            IndexConfig.DEFAULTS.withPredictedEntryBudget(64),
+            System::nanoTime);
+    int[] shared = tokens(4, 30);
+    long[] sharedLocal = hasher.localHashes(shared);
+    ExecutorService pool = Executors.newFixedThreadPool(4);
+    CountDownLatch start = new CountDownLatch(1);
+    List<Future<?>> fs = new ArrayList<>();
+    for (int w = 0; w < 2; w++) {
+      String id = "e" + w;
+      fs.add(
+          pool.submit(
+              () -> {
+                start.await();
+                for (int r = 0; r < 500; r++) {
+                  idx.apply(store(id, new long[] {1, 2, 3, 4}, null, shared));
+                  idx.apply(new KvEvent.Removed(id, 0, -1, StorageTier.DEVICE, new long[] {4, 3}));
+                  idx.apply(new KvEvent.Cleared(id, 0, -1));
+                }
+                return null;
+              }));
+    }
+    fs.add(
+        pool.submit(
+            () -> {
+              start.await();
+              for (int r = 0; r < 500; r++) {
+                idx.predict(wk("p" + (r % 5)), sharedLocal, 1 + (r % 3));
+                idx.predict(wk("q"), hasher.localHashes(tokens(3, 40 + r)), 60_000);
+                if (r % 50 == 0) {
+                  idx.sweepExpired();
+                }
+              }
+              return null;
+            }));
+    fs.add(
+        pool.submit(
+            () -> {
+              start.await();
+              for (int r = 0; r < 3000; r++) {
+                for (WorkerOverlap o : idx.query(sharedLocal).overlaps().values()) {
+                  assertThat(o.matchedBlocks()).isBetween(1, 4);
+                  assertThat(o.deviceBlocks() + o.predictedBlocks()).isEqualTo(o.matchedBlocks());
+                }
+              }
+              return null;
+            }));
+    start.countDown();
+    for (Future<?> f : fs) {
+      f.get(60, TimeUnit.SECONDS);
+    }
+    pool.shutdown();
+    assertThat(idx.predictedEntries()).isLessThanOrEqualTo(64);
+    for (String w : List.of("e0", "e1", "p0", "p1", "p2", "p3", "p4", "q")) {
+      idx.apply(new KvEvent.Cleared(w, 0, -1));
+    }
+    assertThat(idx.predictedEntries()).isZero();
+    assertThat(idx.stats().nodes()).isZero();
+    assertThat(idx.stats().entries()).isZero();
+  }
 }
