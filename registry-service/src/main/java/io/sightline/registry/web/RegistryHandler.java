@@ -36,6 +36,7 @@ import java.util.Optional;
 import java.util.concurrent.Callable;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
+import org.springframework.context.SmartLifecycle;
 import org.springframework.core.io.buffer.DataBuffer;
 import org.springframework.core.io.buffer.DataBufferLimitException;
 import org.springframework.core.io.buffer.DataBufferUtils;
@@ -50,6 +51,7 @@ import reactor.core.Disposable;
 import reactor.core.publisher.Flux;
 import reactor.core.publisher.FluxSink;
 import reactor.core.publisher.Mono;
+import reactor.core.publisher.Sinks;
 import reactor.core.scheduler.Schedulers;
 
 /**
@@ -62,13 +64,15 @@ import reactor.core.scheduler.Schedulers;
  * with {@code If-Match: "<rev>"} only succeeds at that revision, {@code If-None-Match: *} only
  * creates; otherwise 409 with the current revision in the message.
  */
-public final class RegistryHandler {
+public final class RegistryHandler implements SmartLifecycle {
   private static final Logger LOG = LoggerFactory.getLogger(RegistryHandler.class);
   private static final ObjectMapper JSON = RegistryJson.mapper();
 
   private final RegistryService service;
   private final int maxBodyBytes;
   private final Duration heartbeat;
+  private final Sinks.Empty<Void> stopping = Sinks.empty();
+  private volatile boolean running;
 
   public RegistryHandler(RegistryService service, int maxBodyBytes, Duration heartbeat) {
     this.service = service;
@@ -336,7 +340,10 @@ public final class RegistryHandler {
                       });
                 },
                 FluxSink.OverflowStrategy.BUFFER)
-            .subscribeOn(Schedulers.boundedElastic());
+            .subscribeOn(Schedulers.boundedElastic())
+            // end open change streams when the app stops, so graceful shutdown need not wait for
+            // long-lived SSE connections (clients reconnect and resume from their revision)
+            .takeUntilOther(stopping.asMono());
     return ServerResponse.ok()
         .contentType(MediaType.TEXT_EVENT_STREAM)
         .header(HttpHeaders.CACHE_CONTROL, "no-cache")
@@ -406,6 +413,30 @@ public final class RegistryHandler {
       return error(
           new ApiError(HttpStatus.INTERNAL_SERVER_ERROR, "internal", "cannot read schema"));
     }
+  }
+
+  // --- lifecycle ---------------------------------------------------------------------------
+
+  @Override
+  public void start() {
+    running = true;
+  }
+
+  @Override
+  public void stop() {
+    running = false;
+    stopping.tryEmitEmpty();
+  }
+
+  @Override
+  public boolean isRunning() {
+    return running;
+  }
+
+  /** Stops before the web server's graceful shutdown (which would otherwise wait on SSE). */
+  @Override
+  public int getPhase() {
+    return Integer.MAX_VALUE;
   }
 
   // --- plumbing -------------------------------------------------------------------------------
