@@ -52,7 +52,7 @@ class VllmKvEventsTest {
       sub.connect(worker.eventEndpoint());
       sub.subscribe("kv@".getBytes());
       sub.setReceiveTimeOut(5000);
-      Thread.sleep(300); // let the subscription propagate (PUB drops messages before it)
+      ZmqTestSupport.awaitSubscription(worker, sub);
 
       Set<Long> stored = new HashSet<>();
       Set<Long> removed = new HashSet<>();
