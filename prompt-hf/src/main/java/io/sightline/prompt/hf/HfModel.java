@@ -10,6 +10,7 @@ import io.sightline.routing.prompt.ImageTokenEstimator;
 import io.sightline.routing.prompt.PromptEncoder;
 import io.sightline.routing.prompt.PromptEncodingException;
 import io.sightline.routing.prompt.TemplatedPromptEncoder;
+import io.sightline.routing.prompt.TokenizerSpi;
 import java.io.IOException;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
@@ -40,6 +41,15 @@ import java.util.OptionalInt;
 public final class HfModel {
 
   private static final ObjectMapper JSON = new ObjectMapper();
+
+  /**
+   * System property: characters of tokenized text segments cached per model ({@link
+   * SegmentCachingTokenizer}); 0 disables the cache. Default {@value #DEFAULT_SEGMENT_CACHE_CHARS}
+   * (about 3 bytes per char of heap with the ids).
+   */
+  public static final String SEGMENT_CACHE_PROPERTY = "sightline.prompt.segment-cache-chars";
+
+  public static final long DEFAULT_SEGMENT_CACHE_CHARS = 4_000_000L;
   private static final List<String> PLACEHOLDER_TOKENS =
       List.of("<|image_pad|>", "<image>", "<|image|>", "<start_of_image>");
 
@@ -48,6 +58,7 @@ public final class HfModel {
   private final JsonNode tokenizerConfig;
   private final JsonNode generationConfig;
   private final DjlTokenizer tokenizer;
+  private final TokenizerSpi encodingTokenizer;
   private final JinjaChatTemplate chatTemplate;
   private final String chatTemplateError;
   private final Map<String, Object> specialTokens;
@@ -70,11 +81,18 @@ public final class HfModel {
                 || truthy(tokenizerConfig.get("strip_accents"))
                 || truthy(tokenizerConfig.get("add_prefix_space"));
         this.tokenizer = DjlTokenizer.load(directory, rewrites);
+        this.encodingTokenizer =
+            rewrites
+                ? tokenizer
+                : SegmentCachingTokenizer.create(tokenizer, tokenizerJson, segmentCacheChars())
+                    .<TokenizerSpi>map(t -> t)
+                    .orElse(tokenizer);
       } catch (IOException | RuntimeException e) {
         throw new HfModelException("cannot load " + tokenizerJson + ": " + e.getMessage(), e);
       }
     } else {
       this.tokenizer = null;
+      this.encodingTokenizer = null;
     }
 
     String templateSource = templateSource(directory, tokenizerConfig);
@@ -105,7 +123,8 @@ public final class HfModel {
             };
       }
       this.exactEncoder =
-          new TemplatedPromptEncoder(template, tokenizer, specialTokens, imagePlaceholderId);
+          new TemplatedPromptEncoder(
+              template, encodingTokenizer, specialTokens, imagePlaceholderId);
     } else {
       this.exactEncoder = null;
     }
@@ -149,8 +168,29 @@ public final class HfModel {
     return tokenizer != null;
   }
 
+  /** The plain DJL tokenizer. */
   public Optional<DjlTokenizer> tokenizer() {
     return Optional.ofNullable(tokenizer);
+  }
+
+  /**
+   * The tokenizer the encoders use: the DJL one behind a {@link SegmentCachingTokenizer} when the
+   * tokenizer allows segment-wise encoding and the cache is enabled, else the DJL one.
+   */
+  public Optional<TokenizerSpi> encodingTokenizer() {
+    return Optional.ofNullable(encodingTokenizer);
+  }
+
+  private static long segmentCacheChars() {
+    String v = System.getProperty(SEGMENT_CACHE_PROPERTY);
+    if (v == null || v.isBlank()) {
+      return DEFAULT_SEGMENT_CACHE_CHARS;
+    }
+    try {
+      return Long.parseLong(v.trim());
+    } catch (NumberFormatException e) {
+      return DEFAULT_SEGMENT_CACHE_CHARS;
+    }
   }
 
   public Optional<JinjaChatTemplate> chatTemplate() {

@@ -76,6 +76,33 @@ class GoldenPromptTest {
     }
   }
 
+  /** One encoder per model is shared by all request threads: results must not interfere. */
+  @Test
+  void concurrentEncodingGivesTheSameIds() throws Exception {
+    List<Arguments> all = cases().toList();
+    java.util.concurrent.ExecutorService pool =
+        java.util.concurrent.Executors.newFixedThreadPool(6);
+    try {
+      List<java.util.concurrent.Future<?>> futures = new ArrayList<>();
+      for (int round = 0; round < 5; round++) {
+        for (Arguments a : all) {
+          Object[] args = a.get();
+          futures.add(
+              pool.submit(
+                  () -> {
+                    matchesReference((String) args[0], (String) args[1], (JsonNode) args[2]);
+                    return null;
+                  }));
+        }
+      }
+      for (java.util.concurrent.Future<?> f : futures) {
+        f.get();
+      }
+    } finally {
+      pool.shutdownNow();
+    }
+  }
+
   @Test
   void everyModelHasEveryCase() throws IOException {
     for (String model : TestModels.NAMES) {
