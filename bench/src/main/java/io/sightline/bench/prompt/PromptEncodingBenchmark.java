@@ -35,7 +35,11 @@ import org.openjdk.jmh.annotations.State;
  *   <li>{@code tokenize8k}: DJL tokenization of an 8,192-token rendered prompt (the issue's target
  *       is ≤ 10 ms on one core);
  *   <li>{@code encodeChat8k}: the whole exact path for the 8k request – vLLM normalisation, render,
- *       tokenize, placeholder scan.
+ *       tokenize (plain DJL, no segment cache), placeholder scan;
+ *   <li>{@code multiTurn8kPlain} / {@code multiTurn8kSegmentCache}: a 16-turn conversation of about
+ *       8k tokens whose last user turn is new on every call (a growing chat): plain DJL versus
+ *       {@link io.sightline.prompt.hf.SegmentCachingTokenizer}, where the earlier turns are cache
+ *       hits.
  * </ul>
  *
  * <p>The 8k text is the model's own model card repeated; the request is cut so the rendered prompt
@@ -59,6 +63,10 @@ public class PromptEncodingBenchmark {
 
   private final ObjectMapper json = new ObjectMapper();
   private TemplatedPromptEncoder encoder;
+  private TemplatedPromptEncoder plainEncoder;
+  private JsonNode multiTurn;
+  private ObjectNode multiTurnLastText;
+  private long counter;
   private DjlTokenizer tokenizer;
   private JinjaChatTemplate template;
   private Map<String, Object> shortContext;
@@ -73,6 +81,9 @@ public class PromptEncodingBenchmark {
     encoder = hf.exactEncoder().orElseThrow();
     tokenizer = hf.tokenizer().orElseThrow();
     template = hf.chatTemplate().orElseThrow();
+    plainEncoder =
+        new TemplatedPromptEncoder(
+            template, tokenizer, hf.specialTokens(), hf.imagePlaceholderId());
 
     JsonNode shortRequest =
         json.readTree(
@@ -107,6 +118,27 @@ public class PromptEncodingBenchmark {
     EncodedPrompt encoded = encoder.encodeChat(longRequest);
     longPrompt = encoded.prompt();
     longPromptTokens = encoded.tokenIds().length;
+
+    // 16 turns (8 user/assistant pairs) of ~500 tokens each, then a short new user turn.
+    ObjectNode conv = json.createObjectNode();
+    ArrayNode msgs = conv.putArray("messages");
+    msgs.addObject().put("role", "system").put("content", "You are a helpful assistant.");
+    int chunk = text.length() / 16;
+    for (int t = 0; t < 16; t++) {
+      msgs.addObject()
+          .put("role", t % 2 == 0 ? "user" : "assistant")
+          .put("content", text.substring(t * chunk, (t + 1) * chunk));
+    }
+    ObjectNode last = msgs.addObject().put("role", "user");
+    multiTurnLastText = last.putArray("content").addObject().put("type", "text");
+    multiTurnLastText.put("text", "And what about the next step?");
+    multiTurn = conv;
+    System.out.println(
+        "[prompt-bench] "
+            + model
+            + ": multi-turn prompt has "
+            + plainEncoder.encodeChat(conv).tokenIds().length
+            + " tokens");
     System.out.println(
         "[prompt-bench] " + model + ": 8k prompt has " + longPromptTokens + " tokens");
   }
@@ -152,6 +184,18 @@ public class PromptEncodingBenchmark {
 
   @Benchmark
   public EncodedPrompt encodeChat8k() throws Exception {
-    return encoder.encodeChat(longRequest);
+    return plainEncoder.encodeChat(longRequest);
+  }
+
+  @Benchmark
+  public EncodedPrompt multiTurn8kPlain() throws Exception {
+    multiTurnLastText.put("text", "And what about step " + (counter++) + "?");
+    return plainEncoder.encodeChat(multiTurn);
+  }
+
+  @Benchmark
+  public EncodedPrompt multiTurn8kSegmentCache() throws Exception {
+    multiTurnLastText.put("text", "And what about step " + (counter++) + "?");
+    return encoder.encodeChat(multiTurn);
   }
 }
