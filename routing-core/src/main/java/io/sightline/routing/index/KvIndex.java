@@ -88,10 +88,13 @@ import java.util.function.LongSupplier;
 public final class KvIndex {
 
   static final int CODE_PREDICTED = 4;
+  private static final int DEVICE_CODE = 0; // StorageTier.DEVICE.ordinal()
   private static final int CODES = 5;
   private static final long[] NO_HOLDERS = new long[0];
   private static final long[] DEAD = new long[0];
   private static final long NONE = -1L;
+  private static final int FAST_SLOTS = 63;
+  private static final long COMPLEX = Long.MIN_VALUE;
   // denser than fastutil's 0.75 default: engine maps are the largest per-entry cost after nodes
   private static final float MAP_LOAD_FACTOR = 0.9f;
   private static final int SMALL_CHILDREN = 8;
@@ -105,6 +108,10 @@ public final class KvIndex {
     // Holder entries: the first inline (NONE when absent), the rest in an immutable array. See
     // the class comment for the write/read order that keeps lock-free readers consistent.
     volatile long first = NONE;
+    // Summary of the holders for the query fast path: bit s (s < 63) = slot s holds a DEVICE
+    // event entry; bit 63 (COMPLEX) = some entry is another tier, a prediction or slot >= 63, so
+    // readers must look at the entries. Written after the entries it summarises.
+    volatile long mask;
     volatile long[] more = NO_HOLDERS;
 
     Node(long localHash, Node parent) {
@@ -632,6 +639,7 @@ public final class KvIndex {
           grown[hs.length] = entry;
           c.more = grown;
         }
+        c.mask = c.mask | maskBit(holder);
         entries.increment();
       }
       return c;
@@ -674,6 +682,7 @@ public final class KvIndex {
         n.more = hs.length == 1 ? NO_HOLDERS : Arrays.copyOf(hs, hs.length - 1);
       }
       entries.decrement();
+      n.mask = maskOf(n);
       return n.noHolders() && !n.hasChildren();
     }
     for (int i = 0; i < hs.length; i++) {
@@ -693,10 +702,28 @@ public final class KvIndex {
         }
         n.more = shrunk;
         entries.decrement();
+        n.mask = maskOf(n);
         return n.noHolders() && !n.hasChildren();
       }
     }
     return false;
+  }
+
+  private static long maskBit(int holder) {
+    int slot = holder >>> 3;
+    return (holder & 7) == StorageTier.DEVICE.ordinal() && slot < FAST_SLOTS ? 1L << slot : COMPLEX;
+  }
+
+  // Under n's monitor.
+  private static long maskOf(Node n) {
+    long m = 0;
+    if (n.first != NONE) {
+      m |= maskBit((int) (n.first >>> 32));
+    }
+    for (long e : n.more) {
+      m |= maskBit((int) (e >>> 32));
+    }
+    return m;
   }
 
   /** Unlinks empty, childless nodes upwards from {@code n}. Locks parent then child. */
@@ -735,10 +762,19 @@ public final class KvIndex {
     if (n == 0 || localHashes.length == 0) {
       return new OverlapScores(localHashes.length, Map.of());
     }
+    // Slots < 63 ("fast") are tracked as a bitmask of ranks still matching; at a node whose
+    // holders are all device-tier event entries of fast slots (the common case) one AND advances
+    // every rank. Other nodes ("complex") are read entry by entry. Slots >= 63 use per-slot
+    // depth tracking. counts[] holds, per slot, blocks whose best source was not a device event
+    // (plus device blocks of slow slots, which the result derives the same way).
+    int fast = Math.min(n, FAST_SLOTS);
     int[] matched = new int[n];
-    byte[] best = new byte[n];
     int[] counts = new int[n * CODES];
-    double[] weighted = new double[n];
+    byte[] lvlBest = new byte[fast];
+    byte[] best = n > FAST_SLOTS ? new byte[n] : null;
+    long alive = (1L << fast) - 1;
+    int slowAlive = n - fast;
+    int levels = 0;
     boolean haveNow = false;
     int now = 0;
     Node cur = root;
@@ -747,50 +783,82 @@ public final class KvIndex {
       if (c == null) {
         break;
       }
-      // read `more` before `first` (see removeHolderLocked)
-      long[] hs = c.more;
-      long f = c.first;
-      int continuing = 0;
-      for (int k = -1; k < hs.length; k++) {
-        long e = k < 0 ? f : hs[k];
-        if (e == NONE) {
-          continue;
-        }
-        int h = (int) (e >>> 32);
-        int slot = h >>> 3;
-        int code = h & 7;
-        if (slot >= n) {
-          continue;
-        }
-        if (code == CODE_PREDICTED) {
-          if (!haveNow) { // read the clock only when a prediction is met
-            now = (int) nowMillis();
-            haveNow = true;
-          }
-          if ((int) e - now <= 0) {
+      long mask = c.mask;
+      long next;
+      int slowNext = 0;
+      if (mask >= 0) {
+        next = alive & mask;
+      } else {
+        // read `more` before `first` (see removeHolderLocked)
+        long[] hs = c.more;
+        long f = c.first;
+        long present = 0;
+        for (int k = -1; k < hs.length; k++) {
+          long e = k < 0 ? f : hs[k];
+          if (e == NONE) {
             continue;
           }
+          int h = (int) (e >>> 32);
+          int slot = h >>> 3;
+          int code = h & 7;
+          if (slot >= n) {
+            continue;
+          }
+          if (code == CODE_PREDICTED) {
+            if (!haveNow) { // read the clock only when a prediction is met
+              now = (int) nowMillis();
+              haveNow = true;
+            }
+            if ((int) e - now <= 0) {
+              continue;
+            }
+          }
+          if (slot < fast) {
+            long bit = 1L << slot;
+            if ((alive & bit) == 0) {
+              continue;
+            }
+            if ((present & bit) == 0) {
+              present |= bit;
+              lvlBest[slot] = (byte) code;
+            } else if (better(code, lvlBest[slot])) {
+              lvlBest[slot] = (byte) code;
+            }
+          } else {
+            int m = matched[slot];
+            if (m == i) {
+              matched[slot] = i + 1;
+              best[slot] = (byte) code;
+              counts[slot * CODES + code]++;
+              slowNext++;
+            } else if (m == i + 1 && better(code, best[slot])) {
+              counts[slot * CODES + best[slot]]--;
+              best[slot] = (byte) code;
+              counts[slot * CODES + code]++;
+            }
+          }
         }
-        int m = matched[slot];
-        if (m == i) {
-          matched[slot] = i + 1;
-          best[slot] = (byte) code;
-          counts[slot * CODES + code]++;
-          weighted[slot] += weights[code];
-          continuing++;
-        } else if (m == i + 1 && better(code, best[slot])) {
-          int old = best[slot];
-          counts[slot * CODES + old]--;
-          weighted[slot] -= weights[old];
-          best[slot] = (byte) code;
-          counts[slot * CODES + code]++;
-          weighted[slot] += weights[code];
+        next = present;
+        for (long b = present; b != 0; b &= b - 1) {
+          int slot = Long.numberOfTrailingZeros(b);
+          if (lvlBest[slot] != DEVICE_CODE) {
+            counts[slot * CODES + lvlBest[slot]]++;
+          }
         }
       }
-      if (continuing == 0) {
+      for (long d = alive & ~next; d != 0; d &= d - 1) {
+        matched[Long.numberOfTrailingZeros(d)] = i;
+      }
+      alive = next;
+      slowAlive = slowNext;
+      if (alive == 0 && slowAlive == 0) {
         break;
       }
+      levels = i + 1;
       cur = c;
+    }
+    for (long b = alive; b != 0; b &= b - 1) {
+      matched[Long.numberOfTrailingZeros(b)] = levels;
     }
     int hits = 0;
     for (int s = 0; s < n; s++) {
@@ -800,17 +868,20 @@ public final class KvIndex {
     for (int s = 0; s < n; s++) {
       if (matched[s] > 0) {
         int b = s * CODES;
+        int pred = counts[b + CODE_PREDICTED];
+        int host = counts[b + StorageTier.HOST.ordinal()];
+        int disk = counts[b + StorageTier.DISK.ordinal()];
+        int ext = counts[b + StorageTier.EXTERNAL.ordinal()];
+        int device = matched[s] - pred - host - disk - ext;
+        double weighted =
+            device
+                + pred * weights[CODE_PREDICTED]
+                + host * weights[StorageTier.HOST.ordinal()]
+                + disk * weights[StorageTier.DISK.ordinal()]
+                + ext * weights[StorageTier.EXTERNAL.ordinal()];
         out.put(
             keys[s],
-            new WorkerOverlap(
-                keys[s],
-                matched[s],
-                counts[b + StorageTier.DEVICE.ordinal()],
-                counts[b + CODE_PREDICTED],
-                counts[b + StorageTier.HOST.ordinal()],
-                counts[b + StorageTier.DISK.ordinal()],
-                counts[b + StorageTier.EXTERNAL.ordinal()],
-                weighted[s]));
+            new WorkerOverlap(keys[s], matched[s], device, pred, host, disk, ext, weighted));
       }
     }
     return new OverlapScores(localHashes.length, out);
