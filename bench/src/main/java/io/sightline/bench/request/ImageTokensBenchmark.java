@@ -82,11 +82,26 @@ public class ImageTokensBenchmark {
                   1,
                   true);
           case "phi3_v" -> new Phi3VisionSpec(32044, "<|image|>", none, 16, 144);
-          case "llama4" -> new Llama4Spec(200092, "<|patch|>", none, 336, 16, false, 14, 0.5);
+          case "llama4" ->
+              new Llama4Spec(
+                  200092,
+                  "<|patch|>",
+                  none,
+                  336,
+                  16,
+                  false,
+                  14,
+                  0.5,
+                  200090,
+                  200080,
+                  200081,
+                  200084,
+                  200085);
           case "kimi_k25" ->
               new KimiK25Spec(163605, "<|media_pad|>", none, 14, 2, 16384, 512, none);
-          case "pixtral" -> new PixtralSpec(VlmFamily.PIXTRAL, 10, "[IMG]", none, 16, 1, 1024);
-          case "gemma4" -> new Gemma4Spec(258880, "<|image|>", none, 16, 3, 280);
+          case "pixtral" ->
+              new PixtralSpec(VlmFamily.PIXTRAL, 10, "[IMG]", none, 16, 1, 1024, 12, 13);
+          case "gemma4" -> new Gemma4Spec(258880, "<|image|>", none, 16, 3, 280, 255999, 258882);
           case "internvl" ->
               new InternVlSpec(151667, "<IMG_CONTEXT>", none, 448, 1, 12, true, false, 256);
           default -> throw new IllegalArgumentException(family);

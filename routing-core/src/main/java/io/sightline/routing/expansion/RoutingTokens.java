@@ -20,6 +20,12 @@ import java.util.OptionalInt;
  * per-block mm_hashes appended to the block hash input) or Dynamo's pad value {@code 1_000_000 +
  * (mm_hash & (2^30-1))} ({@link MmScheme#GEN2}). The worker's request is never changed.
  *
+ * <p>An {@link ImageSlot} made by {@link ImageSlot#forImage} carries the model's full replacement
+ * sequence (embedding tokens plus wrappers such as Llama 4 tile separators or Pixtral row breaks);
+ * it is copied verbatim under Gen-1, and under Gen-2 only its embedding positions take the pad
+ * value. The image's span (Gen-1 per-block info) covers the whole replacement, as vLLM's
+ * placeholder ranges do.
+ *
  * <p>Rules kept from Dynamo: the number of placeholders must equal the number of images; an
  * optional BOS id is prepended; the expanded length is capped at {@value #MAX_ROUTING_TOKENS}.
  * Unlike Dynamo the sequence is not zero-padded to a block multiple: only full blocks are ever
@@ -96,7 +102,7 @@ public final class RoutingTokens {
         throw new ExpansionException(
             "image " + i + " has a negative token count " + img.numTokens());
       }
-      len += img.numTokens();
+      len += img.length();
     }
     checkCap(len);
     int[] out = new int[(int) len];
@@ -112,10 +118,23 @@ public final class RoutingTokens {
         continue;
       }
       ImageSlot img = imgs.get(next++);
-      int fill = scheme == MmScheme.GEN2 ? MmHashes.padValue(img.mmHash()) : placeholderId;
-      Arrays.fill(out, pos, pos + img.numTokens(), fill);
-      spans.add(new ImageSpan(pos, pos + img.numTokens(), img.mmHash()));
-      pos += img.numTokens();
+      int n = img.length();
+      if (img.replacement() == null) {
+        int fill = scheme == MmScheme.GEN2 ? MmHashes.padValue(img.mmHash()) : placeholderId;
+        Arrays.fill(out, pos, pos + n, fill);
+      } else {
+        System.arraycopy(img.replacement(), 0, out, pos, n);
+        if (scheme == MmScheme.GEN2) {
+          int pad = MmHashes.padValue(img.mmHash());
+          for (int k = pos; k < pos + n; k++) {
+            if (out[k] == img.embedTokenId()) {
+              out[k] = pad;
+            }
+          }
+        }
+      }
+      spans.add(new ImageSpan(pos, pos + n, img.mmHash()));
+      pos += n;
     }
     return new RoutingTokens(out, scheme, Collections.unmodifiableList(spans));
   }

@@ -105,6 +105,24 @@ class RoutingTokensTest {
   }
 
   @Test
+  void fullReplacementsAreCopiedAndOnlyEmbeddingPositionsArePadded() throws Exception {
+    // [boi, emb, emb, eoi] replacing prompt placeholder 7 (like Gemma: prompt carries boi).
+    int[] replacement = {7, 5, 5, 8};
+    ImageSlot slot = new ImageSlot(0x1234, 2, replacement, 5);
+    assertThat(slot.length()).isEqualTo(4);
+    RoutingTokens gen1 =
+        RoutingTokens.expand(
+            new int[] {1, 7, 2}, 7, List.of(slot), MmScheme.GEN1, OptionalInt.empty());
+    assertThat(gen1.tokenIds()).containsExactly(1, 7, 5, 5, 8, 2);
+    assertThat(gen1.imageSpans()).containsExactly(new RoutingTokens.ImageSpan(1, 5, 0x1234));
+    RoutingTokens gen2 =
+        RoutingTokens.expand(
+            new int[] {1, 7, 2}, 7, List.of(slot), MmScheme.GEN2, OptionalInt.empty());
+    assertThat(gen2.tokenIds()).containsExactly(1, 7, 1004660, 1004660, 8, 2);
+    assertThat(replacement).containsExactly(7, 5, 5, 8); // not modified
+  }
+
+  @Test
   void offKeepsThePromptAndIgnoresImages() throws Exception {
     RoutingTokens rt =
         RoutingTokens.expand(

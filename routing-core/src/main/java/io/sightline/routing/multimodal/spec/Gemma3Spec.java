@@ -9,8 +9,36 @@ import java.util.OptionalInt;
  * transformers {@code gemma3/processing_gemma3.py}.
  */
 public record Gemma3Spec(
-    int placeholderTokenId, String placeholderToken, OptionalInt bosTokenId, int tokensPerImage)
+    int placeholderTokenId,
+    String placeholderToken,
+    OptionalInt bosTokenId,
+    int tokensPerImage,
+    int boiTokenId,
+    int eoiTokenId,
+    int doubleNewlineId)
     implements ModelProcessorSpec {
+
+  /** The prompt (chat template) carries {@code <start_of_image>} per image. */
+  @Override
+  public int promptPlaceholderTokenId() {
+    return boiTokenId;
+  }
+
+  /**
+   * {@code \n\n<start_of_image>} + 256 x {@code <image_soft_token>} + {@code <end_of_image>\n\n},
+   * tokenized piecewise as vLLM applies prompt updates on token ids ({@code \n\n} is one token).
+   */
+  @Override
+  public int[] replacement(int width, int height) throws ImageTokenCountException {
+    int n = numImageTokens(width, height);
+    int[] out = new int[n + 4];
+    out[0] = doubleNewlineId;
+    out[1] = boiTokenId;
+    java.util.Arrays.fill(out, 2, 2 + n, placeholderTokenId);
+    out[n + 2] = eoiTokenId;
+    out[n + 3] = doubleNewlineId;
+    return out;
+  }
 
   @Override
   public VlmFamily family() {

@@ -18,8 +18,21 @@ public record Gemma4Spec(
     OptionalInt bosTokenId,
     int patchSize,
     int poolingKernelSize,
-    int maxSoftTokens)
+    int maxSoftTokens,
+    int boiTokenId,
+    int eoiTokenId)
     implements ModelProcessorSpec {
+
+  /** {@code boi} + count x {@code image_token} + {@code eoi} (transformers processing_gemma4). */
+  @Override
+  public int[] replacement(int width, int height) throws ImageTokenCountException {
+    int n = numImageTokens(width, height);
+    int[] out = new int[n + 2];
+    out[0] = boiTokenId;
+    java.util.Arrays.fill(out, 1, 1 + n, placeholderTokenId);
+    out[n + 1] = eoiTokenId;
+    return out;
+  }
 
   @Override
   public VlmFamily family() {

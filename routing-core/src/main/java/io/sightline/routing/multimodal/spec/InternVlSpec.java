@@ -48,17 +48,7 @@ public record InternVlSpec(
 
   /** {@code {cols, rows}} of the chosen canvas. */
   int[] optimalGrid(int width, int height, int min, int max) {
-    List<int[]> grids = new ArrayList<>();
-    for (int c = 1; c <= max; c++) {
-      for (int r = 1; r <= max; r++) {
-        int n = c * r;
-        if (n <= max && n >= min) {
-          grids.add(new int[] {c, r});
-        }
-      }
-    }
-    // Python's sorted() is stable: by tile count, then generation order (cols ascending).
-    grids.sort((a, b) -> Integer.compare(a[0] * a[1], b[0] * b[1]));
+    List<int[]> grids = GRIDS.computeIfAbsent(((long) min << 32) | max, k -> grids(min, max));
     double aspect = (double) width / height;
     double area = (double) width * height;
     double bestDiff = Double.POSITIVE_INFINITY;
@@ -75,5 +65,24 @@ public record InternVlSpec(
       }
     }
     return best;
+  }
+
+  private static final java.util.concurrent.ConcurrentHashMap<Long, List<int[]>> GRIDS =
+      new java.util.concurrent.ConcurrentHashMap<>();
+
+  /** Candidate {@code {cols, rows}} grids in the reference's order. */
+  private static List<int[]> grids(int min, int max) {
+    List<int[]> grids = new ArrayList<>();
+    for (int c = 1; c <= max; c++) {
+      for (int r = 1; r <= max; r++) {
+        int n = c * r;
+        if (n <= max && n >= min) {
+          grids.add(new int[] {c, r});
+        }
+      }
+    }
+    // Python's sorted() is stable: by tile count, then generation order (cols ascending).
+    grids.sort((a, b) -> Integer.compare(a[0] * a[1], b[0] * b[1]));
+    return List.copyOf(grids);
   }
 }

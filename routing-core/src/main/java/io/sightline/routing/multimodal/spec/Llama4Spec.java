@@ -26,7 +26,12 @@ public record Llama4Spec(
     int maxPatches,
     boolean resizeToMaxCanvas,
     int patchSize,
-    double pixelShuffleRatio)
+    double pixelShuffleRatio,
+    int imageTokenId,
+    int imageStartId,
+    int imageEndId,
+    int tileXSeparatorId,
+    int tileYSeparatorId)
     implements ModelProcessorSpec {
 
   @Override
@@ -51,8 +56,60 @@ public record Llama4Spec(
     return Math.toIntExact((long) tokensPerTile() * (tiles + (tiles > 1 ? 1 : 0)));
   }
 
+  /** The prompt carries one {@code <|image|>} per image. */
+  @Override
+  public int promptPlaceholderTokenId() {
+    return imageTokenId;
+  }
+
+  /**
+   * {@code _prompt_split_image}: {@code <|image_start|>}, then for more than one tile each row of
+   * tiles ({@code <|patch|>} x 144, {@code <|tile_x_separator|>} between tiles, {@code
+   * <|tile_y_separator|>} after the row), then {@code <|image|>}, the global tile's patches and
+   * {@code <|image_end|>}.
+   */
+  @Override
+  public int[] replacement(int width, int height) throws ImageTokenCountException {
+    Sizes.requirePositive(width, height);
+    int[] canvas = bestFit(height, width);
+    int rows = canvas[0] / tileSize;
+    int cols = canvas[1] / tileSize;
+    int per = tokensPerTile();
+    int[] out = new int[numImageTokens(width, height) + 3 + (rows * cols > 1 ? rows * cols : 0)];
+    int p = 0;
+    out[p++] = imageStartId;
+    if (rows * cols > 1) {
+      for (int y = 0; y < rows; y++) {
+        for (int x = 0; x < cols; x++) {
+          for (int k = 0; k < per; k++) {
+            out[p++] = placeholderTokenId;
+          }
+          if (x < cols - 1) {
+            out[p++] = tileXSeparatorId;
+          }
+        }
+        out[p++] = tileYSeparatorId;
+      }
+    }
+    out[p++] = imageTokenId;
+    for (int k = 0; k < per; k++) {
+      out[p++] = placeholderTokenId;
+    }
+    out[p++] = imageEndId;
+    return p == out.length ? out : java.util.Arrays.copyOf(out, p);
+  }
+
   /** {@code find_supported_resolutions}: candidate canvases {@code {height, width}} in order. */
   List<int[]> supportedResolutions() {
+    return RESOLUTIONS.computeIfAbsent(
+        ((long) tileSize << 32) | maxPatches, k -> computeResolutions(tileSize, maxPatches));
+  }
+
+  // The candidate list depends only on (tile, maxPatches); cached because building it dominates.
+  private static final java.util.concurrent.ConcurrentHashMap<Long, List<int[]>> RESOLUTIONS =
+      new java.util.concurrent.ConcurrentHashMap<>();
+
+  private static List<int[]> computeResolutions(int tileSize, int maxPatches) {
     Map<Double, List<int[]>> byRatio = new LinkedHashMap<>();
     for (int chunks = maxPatches; chunks >= 1; chunks--) {
       for (int f = 1; f <= chunks; f++) {
@@ -69,7 +126,7 @@ public record Llama4Spec(
         out.add(new int[] {hw[0] * tileSize, hw[1] * tileSize});
       }
     }
-    return out;
+    return List.copyOf(out);
   }
 
   /** {@code get_best_fit}: the chosen canvas {@code {height, width}}. */

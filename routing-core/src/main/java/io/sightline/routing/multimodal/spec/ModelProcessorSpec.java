@@ -1,5 +1,6 @@
 package io.sightline.routing.multimodal.spec;
 
+import java.util.Arrays;
 import java.util.OptionalInt;
 
 /**
@@ -31,4 +32,23 @@ public interface ModelProcessorSpec {
    * @throws ImageTokenCountException when the processor would reject the size
    */
   int numImageTokens(int width, int height) throws ImageTokenCountException;
+
+  /**
+   * The id that marks one image in the prompt ids before expansion. Usually the embedding
+   * placeholder itself; Llama 4 ({@code <|image|>}) and Gemma 3 ({@code <start_of_image>}) differ.
+   */
+  default int promptPlaceholderTokenId() {
+    return placeholderTokenId();
+  }
+
+  /**
+   * The token ids that replace one prompt placeholder in the engine's prompt, as the model's
+   * processor inserts them: {@link #numImageTokens} copies of {@link #placeholderTokenId()} plus
+   * the family's wrapper tokens (none by default).
+   */
+  default int[] replacement(int width, int height) throws ImageTokenCountException {
+    int[] r = new int[numImageTokens(width, height)];
+    Arrays.fill(r, placeholderTokenId());
+    return r;
+  }
 }

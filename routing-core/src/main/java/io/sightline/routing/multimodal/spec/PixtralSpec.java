@@ -21,11 +21,40 @@ public record PixtralSpec(
     OptionalInt bosTokenId,
     int patchSize,
     int spatialMergeSize,
-    int longestEdge)
+    int longestEdge,
+    int imageBreakId,
+    int imageEndId)
     implements ModelProcessorSpec {
+
+  /**
+   * Rows of {@code [IMG]} x cols each followed by {@code [IMG_BREAK]}, the last one replaced by
+   * {@code [IMG_END]} (transformers {@code processing_pixtral.py}).
+   */
+  @Override
+  public int[] replacement(int width, int height) throws ImageTokenCountException {
+    long[] rc = grid(width, height);
+    int rows = (int) rc[0];
+    int cols = (int) rc[1];
+    int[] out = new int[rows * (cols + 1)];
+    int p = 0;
+    for (int r = 0; r < rows; r++) {
+      for (int c = 0; c < cols; c++) {
+        out[p++] = placeholderTokenId;
+      }
+      out[p++] = imageBreakId;
+    }
+    out[out.length - 1] = imageEndId;
+    return out;
+  }
 
   @Override
   public int numImageTokens(int width, int height) throws ImageTokenCountException {
+    long[] rc = grid(width, height);
+    return Math.toIntExact(rc[0] * rc[1]);
+  }
+
+  /** {@code {rows, cols}} of image tokens. */
+  long[] grid(int width, int height) throws ImageTokenCountException {
     Sizes.requirePositive(width, height);
     long p = (long) patchSize * spatialMergeSize;
     long h = height;
@@ -42,6 +71,6 @@ public record PixtralSpec(
       throw new ImageTokenCountException(
           "image of " + width + "x" + height + " resizes to an empty image");
     }
-    return Math.toIntExact(rows * cols);
+    return new long[] {rows, cols};
   }
 }

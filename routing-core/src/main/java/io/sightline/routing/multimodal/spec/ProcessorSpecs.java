@@ -218,7 +218,21 @@ public final class ProcessorSpecs {
             vc.path("pixel_shuffle_ratio").isNumber()
                 ? vc.path("pixel_shuffle_ratio").asDouble()
                 : 0.5;
-        return new Llama4Spec(id, token, bos, tile, maxPatches, toMax, patch, ratio);
+        int image = wrapper(f, proc.path("image_token").asText("<|image|>"));
+        int start =
+            placeholder(
+                f,
+                proc.path("start_of_image_token").asText("<|image_start|>"),
+                cfg.path("boi_token_index"));
+        int end =
+            placeholder(
+                f,
+                proc.path("end_of_image_token").asText("<|image_end|>"),
+                cfg.path("eoi_token_index"));
+        int tileX = wrapper(f, proc.path("tile_x_separator_token").asText("<|tile_x_separator|>"));
+        int tileY = wrapper(f, proc.path("tile_y_separator_token").asText("<|tile_y_separator|>"));
+        return new Llama4Spec(
+            id, token, bos, tile, maxPatches, toMax, patch, ratio, image, start, end, tileX, tileY);
       }
       case KIMI_K25 -> {
         String token = "<|media_pad|>";
@@ -262,7 +276,17 @@ public final class ProcessorSpecs {
                 1024,
                 pre.path("size").path("longest_edge"),
                 cfg.path("vision_config").path("image_size"));
-        return new PixtralSpec(family, id, token, bos, patch, merge, longest);
+        int brk =
+            placeholder(
+                f,
+                proc.path("image_break_token").asText("[IMG_BREAK]"),
+                cfg.path("image_break_token_id"));
+        int end =
+            placeholder(
+                f,
+                proc.path("image_end_token").asText("[IMG_END]"),
+                cfg.path("image_end_token_id"));
+        return new PixtralSpec(family, id, token, bos, patch, merge, longest, brk, end);
       }
       case GEMMA3 -> {
         if (pre.path("do_pan_and_scan").asBoolean(false)) {
@@ -277,7 +301,10 @@ public final class ProcessorSpecs {
                 cfg.path("mm_tokens_per_image"),
                 proc.path("image_seq_length"),
                 pre.path("image_seq_length"));
-        return new Gemma3Spec(id, token, bos, n);
+        int boi = placeholder(f, "<start_of_image>", cfg.path("boi_token_index"));
+        int eoi = placeholder(f, "<end_of_image>", cfg.path("eoi_token_index"));
+        int nl = wrapper(f, "\n\n");
+        return new Gemma3Spec(id, token, bos, n, boi, eoi, nl);
       }
       case GEMMA4 -> {
         String token = f.tokenizerConfig().path("image_token").asText("<|image|>");
@@ -300,7 +327,17 @@ public final class ProcessorSpecs {
           throw new SpecException(
               "Gemma 4 max_soft_tokens must be 70/140/280/560/1120, got " + budget);
         }
-        return new Gemma4Spec(id, token, bos, patch, pool, budget);
+        int boi =
+            placeholder(
+                f,
+                f.tokenizerConfig().path("boi_token").asText("<|image>"),
+                cfg.path("boi_token_id"));
+        int eoi =
+            placeholder(
+                f,
+                f.tokenizerConfig().path("eoi_token").asText("<image|>"),
+                cfg.path("eoi_token_id"));
+        return new Gemma4Spec(id, token, bos, patch, pool, budget, boi, eoi);
       }
       case INTERNVL -> {
         String token = proc.path("image_token").asText("<IMG_CONTEXT>");
@@ -358,6 +395,18 @@ public final class ProcessorSpecs {
         "placeholder token "
             + token
             + " has no id in config.json and is not in the tokenizer vocabulary");
+  }
+
+  /** A wrapper token the engine inserts around image tokens: must be in the vocabulary. */
+  private static int wrapper(ModelFiles f, String token) throws SpecException {
+    OptionalInt id = f.tokenId(token);
+    if (id.isEmpty()) {
+      throw new SpecException(
+          "image wrapper token "
+              + token.replace("\n", "\\n")
+              + " is not in the tokenizer vocabulary (tokenizer_config.json / tokenizer.json)");
+    }
+    return id.getAsInt();
   }
 
   private static int[] cropSize(JsonNode pre, JsonNode cfg) {

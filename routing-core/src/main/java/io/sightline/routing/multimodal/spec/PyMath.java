@@ -22,6 +22,14 @@ final class PyMath {
    * {@code x} to {@code ndigits} decimals, ties to even, then truncate toward zero.
    */
   static long roundToDigitsThenTruncate(double x, int ndigits) {
+    // Fast path: rounding to ndigits can only change the integer part when x lies within half a
+    // unit of the last digit below the next integer (x >= 0 here); elsewhere it is trunc(x).
+    if (x >= 0 && x < 1e15) {
+      long t = (long) x;
+      if ((t + 1) - x > 2 * Math.pow(10, -ndigits)) {
+        return t;
+      }
+    }
     return new BigDecimal(x).setScale(ndigits, RoundingMode.HALF_EVEN).longValue();
   }
 

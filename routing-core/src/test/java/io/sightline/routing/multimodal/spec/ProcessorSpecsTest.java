@@ -54,7 +54,7 @@ class ProcessorSpecsTest {
     "Qwen3-VL-8B-Instruct, QWEN3_VL, 151655, -1",
     "llava-1.5-7b-hf, LLAVA, 32000, 1",
     "microsoft__Phi-3-vision-128k-instruct, PHI3_V, 32044, 1",
-    "google__gemma-3-4b-it, GEMMA3, 262144, -1",
+    "google__gemma-3-4b-it, GEMMA3, 262144, 2",
     "google__gemma-4-E2B-it, GEMMA4, 258880, -1",
     "synthetic/llava-v1.6-mistral-7b-hf, LLAVA_NEXT, 32000, -1",
     "synthetic/Phi-3.5-vision-instruct, PHI3_V, 32044, 1",
@@ -148,8 +148,12 @@ class ProcessorSpecsTest {
     m.put("mistral3", spec("synthetic/Mistral-Small-3.1-24B-Instruct-2503"));
     m.put("gemma3", spec("google__gemma-3-4b-it"));
     m.put("gemma4", spec("google__gemma-4-E2B-it"));
-    m.put("gemma4_70", new Gemma4Spec(258880, "<|image|>", OptionalInt.empty(), 16, 3, 70));
-    m.put("gemma4_1120", new Gemma4Spec(258880, "<|image|>", OptionalInt.empty(), 16, 3, 1120));
+    m.put(
+        "gemma4_70",
+        new Gemma4Spec(258880, "<|image|>", OptionalInt.empty(), 16, 3, 70, 255999, 258882));
+    m.put(
+        "gemma4_1120",
+        new Gemma4Spec(258880, "<|image|>", OptionalInt.empty(), 16, 3, 1120, 255999, 258882));
     m.put("internvl", spec("synthetic/InternVL3-8B-hf"));
     m.put("internvl_chat", spec("synthetic/InternVL3-8B"));
     return m;
@@ -254,6 +258,71 @@ class ProcessorSpecsTest {
       checked++;
     }
     assertThat(checked).isEqualTo(4);
+  }
+
+  static long count(int[] ids, int id) {
+    return java.util.Arrays.stream(ids).filter(t -> t == id).count();
+  }
+
+  @Test
+  void replacementsCarryTheEnginesWrapperTokens() throws Exception {
+    // Every family: the replacement holds exactly numImageTokens embedding tokens.
+    for (Map.Entry<String, ModelProcessorSpec> e : variants().entrySet()) {
+      ModelProcessorSpec s = e.getValue();
+      for (int[] size : new int[][] {{640, 480}, {1920, 1080}, {300, 300}, {37, 23}}) {
+        int[] r = s.replacement(size[0], size[1]);
+        assertThat(count(r, s.placeholderTokenId()))
+            .as("%s %dx%d", e.getKey(), size[0], size[1])
+            .isEqualTo(s.numImageTokens(size[0], size[1]));
+      }
+    }
+    ModelProcessorSpec qwen = variants().get("qwen3_vl");
+    assertThat(qwen.replacement(640, 480)).hasSize(300).containsOnly(151655);
+    assertThat(qwen.promptPlaceholderTokenId()).isEqualTo(151655);
+
+    // Llama 4, 640x480 -> 2x2 tiles: start, 2 rows of (144 | x-sep | 144 | y-sep), image, 144, end.
+    ModelProcessorSpec llama = variants().get("llama4");
+    int[] l = llama.replacement(640, 480);
+    assertThat(llama.promptPlaceholderTokenId()).isEqualTo(200090);
+    assertThat(l).hasSize(1 + 2 * (144 + 1 + 144 + 1) + 1 + 144 + 1);
+    assertThat(l[0]).isEqualTo(200080);
+    assertThat(l[145]).isEqualTo(200084);
+    assertThat(l[290]).isEqualTo(200085);
+    assertThat(l[l.length - 146]).isEqualTo(200090);
+    assertThat(l[l.length - 1]).isEqualTo(200081);
+    assertThat(count(l, 200084)).isEqualTo(2);
+    assertThat(count(l, 200085)).isEqualTo(2);
+    // One tile: no separators, no global tile.
+    int[] one = llama.replacement(300, 300);
+    assertThat(one).hasSize(147);
+    assertThat(List.of(one[0], one[1], one[146])).containsExactly(200080, 200090, 200081);
+
+    // Pixtral 500x316 -> 20 rows x 32 cols: [IMG]x32 [IMG_BREAK] ... last [IMG_END].
+    int[] p = variants().get("pixtral").replacement(500, 316);
+    assertThat(p).hasSize(20 * 33);
+    assertThat(p[32]).isEqualTo(12);
+    assertThat(p[p.length - 1]).isEqualTo(13);
+    assertThat(count(p, 12)).isEqualTo(19);
+
+    // Gemma 3: \n\n <start_of_image> 256 soft tokens <end_of_image> \n\n; prompt has boi.
+    ModelProcessorSpec g3 = variants().get("gemma3");
+    int[] g = g3.replacement(10, 10);
+    assertThat(g3.promptPlaceholderTokenId()).isEqualTo(255999);
+    assertThat(List.of(g[0], g[1], g[2], g[257], g[258], g[259]))
+        .containsExactly(108, 255999, 262144, 262144, 256000, 108);
+    int[] g4 = variants().get("gemma4").replacement(640, 480);
+    assertThat(List.of(g4[0], g4[1], g4[g4.length - 1])).containsExactly(255999, 258880, 258882);
+  }
+
+  @Test
+  void missingWrapperTokensMeanTextOnly(@TempDir Path tmp) throws Exception {
+    Files.copy(model("synthetic/pixtral-12b/config.json"), tmp.resolve("config.json"));
+    Files.copy(
+        model("synthetic/pixtral-12b/preprocessor_config.json"),
+        tmp.resolve("preprocessor_config.json"));
+    SpecResolution r = ProcessorSpecs.resolve(tmp);
+    assertThat(r.recognised()).isFalse();
+    assertThat(r.reason()).contains("[IMG_BREAK]");
   }
 
   @Test
