@@ -379,7 +379,12 @@ public final class SimulatedWorker implements AutoCloseable {
     VllmZmqPublisher p = publisher;
     long deadline = System.currentTimeMillis() + 5000;
     while (p != null && !p.idle() && System.currentTimeMillis() < deadline) {
-      Thread.onSpinWait();
+      try {
+        Thread.sleep(1);
+      } catch (InterruptedException e) {
+        Thread.currentThread().interrupt();
+        return;
+      }
     }
   }
 

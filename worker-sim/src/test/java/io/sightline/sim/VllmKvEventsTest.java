@@ -103,7 +103,7 @@ class VllmKvEventsTest {
       dealer.setReceiveTimeOut(1000);
       dealer.connect(worker.replayEndpoint());
       byte[] empty = null;
-      for (int attempt = 0; attempt < 5 && empty == null; attempt++) {
+      for (int attempt = 0; attempt < 15 && empty == null; attempt++) {
         // A request sent while the TCP connection is still being set up can be lost; retry.
         dealer.sendMore(new byte[0]);
         dealer.send(ByteBuffer.allocate(8).putLong(nextSeq).array());

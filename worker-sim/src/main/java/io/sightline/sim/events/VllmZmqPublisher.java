@@ -47,6 +47,8 @@ public final class VllmZmqPublisher implements AutoCloseable {
   private final ArrayDeque<Buffered> buffer = new ArrayDeque<>();
   private final AtomicLong published = new AtomicLong();
   private final AtomicLong dropped = new AtomicLong();
+  private final AtomicLong enqueued = new AtomicLong();
+  private final AtomicLong handled = new AtomicLong();
   private final Thread thread;
   private final int pubPort;
   private final int replayPort;
@@ -121,12 +123,14 @@ public final class VllmZmqPublisher implements AutoCloseable {
   /** Queues one batch (one scheduler step's changes). */
   public void publish(List<CacheEvent> events) {
     if (!events.isEmpty()) {
+      enqueued.incrementAndGet();
       queue.add(new Item(events, false));
     }
   }
 
   /** Resets the sequence to 0 and empties the replay buffer (an engine restart). */
   public void restart() {
+    enqueued.incrementAndGet();
     queue.add(new Item(List.of(), true));
   }
 
@@ -147,7 +151,7 @@ public final class VllmZmqPublisher implements AutoCloseable {
 
   /** True once every queued batch has been handled by the socket thread. */
   public boolean idle() {
-    return queue.isEmpty();
+    return handled.get() == enqueued.get();
   }
 
   private void loop() {
@@ -155,7 +159,11 @@ public final class VllmZmqPublisher implements AutoCloseable {
       try {
         Item item = queue.poll(2, TimeUnit.MILLISECONDS);
         while (item != null) {
-          handle(item);
+          try {
+            handle(item);
+          } finally {
+            handled.incrementAndGet();
+          }
           item = queue.poll();
         }
         serveReplay();
