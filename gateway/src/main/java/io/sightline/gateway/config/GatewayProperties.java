@@ -41,11 +41,6 @@ public class GatewayProperties {
    */
   private String routerUrl = "";
 
-  /**
-   * Base URL of a remote registry service for {@code /v1/models}. Empty: use the in-process one.
-   */
-  private String registryUrl = "";
-
   @Valid private final Auth auth = new Auth();
   @Valid private final Media media = new Media();
   @Valid private final Upstream upstream = new Upstream();
@@ -80,14 +75,6 @@ public class GatewayProperties {
 
   public void setRouterUrl(String routerUrl) {
     this.routerUrl = routerUrl;
-  }
-
-  public String getRegistryUrl() {
-    return registryUrl;
-  }
-
-  public void setRegistryUrl(String registryUrl) {
-    this.registryUrl = registryUrl;
   }
 
   public Auth getAuth() {
