@@ -105,7 +105,11 @@ public final class VllmZmqPublisher implements AutoCloseable {
   private static int bind(ZMQ.Socket socket, String host, int port) {
     String h = host == null || host.isBlank() ? "*" : host;
     if (port == 0) {
-      return socket.bindToRandomPort("tcp://" + h);
+      // Let the OS pick a free ephemeral port (ZMQ's "*" port) instead of JeroMQ's
+      // bindToRandomPort, which guesses ports and can land on one the OS is handing out.
+      socket.bind("tcp://" + h + ":*");
+      String last = socket.getLastEndpoint();
+      return Integer.parseInt(last.substring(last.lastIndexOf(':') + 1));
     }
     socket.bind("tcp://" + h + ":" + port);
     return port;
