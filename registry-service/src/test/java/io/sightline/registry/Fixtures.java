@@ -36,6 +36,27 @@ public final class Fixtures {
         .withDefaults();
   }
 
+  /** An API key record whose digest is the SHA-256 of {@code "sk-" + name}. */
+  public static io.sightline.registry.model.ApiKey apiKey(String name, String... models) {
+    try {
+      byte[] d =
+          java.security.MessageDigest.getInstance("SHA-256")
+              .digest(("sk-" + name).getBytes(java.nio.charset.StandardCharsets.UTF_8));
+      return new io.sightline.registry.model.ApiKey(
+              null,
+              name,
+              java.util.HexFormat.of().formatHex(d),
+              List.of(models),
+              60L,
+              0L,
+              null,
+              null)
+          .withDefaults();
+    } catch (java.security.NoSuchAlgorithmException e) {
+      throw new IllegalStateException(e);
+    }
+  }
+
   public static WorkerInstance leased(String id, String model, int ttlSeconds) {
     return worker(id, model).withLeaseTtlSeconds(ttlSeconds);
   }

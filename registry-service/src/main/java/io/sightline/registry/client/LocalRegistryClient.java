@@ -1,5 +1,6 @@
 package io.sightline.registry.client;
 
+import io.sightline.registry.model.ApiKey;
 import io.sightline.registry.model.ModelCard;
 import io.sightline.registry.model.WorkerInstance;
 import io.sightline.registry.store.RegistryStore;
@@ -96,6 +97,11 @@ public final class LocalRegistryClient implements RegistryClient {
   @Override
   public Optional<WorkerInstance> worker(String id) {
     return cache.worker(id);
+  }
+
+  @Override
+  public List<ApiKey> apiKeys() {
+    return cache.apiKeys();
   }
 
   @Override

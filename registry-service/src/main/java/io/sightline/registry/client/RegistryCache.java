@@ -1,5 +1,6 @@
 package io.sightline.registry.client;
 
+import io.sightline.registry.model.ApiKey;
 import io.sightline.registry.model.ModelCard;
 import io.sightline.registry.model.Versioned;
 import io.sightline.registry.model.WorkerInstance;
@@ -37,10 +38,15 @@ final class RegistryCache {
       Map<String, ModelCard> models,
       Map<String, String> aliases,
       Map<String, WorkerInstance> workers,
-      Map<String, List<WorkerInstance>> byModel) {
-    static final View EMPTY = new View(0, Map.of(), Map.of(), Map.of(), Map.of());
+      Map<String, List<WorkerInstance>> byModel,
+      Map<String, ApiKey> apiKeys) {
+    static final View EMPTY = new View(0, Map.of(), Map.of(), Map.of(), Map.of(), Map.of());
 
-    static View of(long revision, Map<String, ModelCard> models, Map<String, WorkerInstance> ws) {
+    static View of(
+        long revision,
+        Map<String, ModelCard> models,
+        Map<String, WorkerInstance> ws,
+        Map<String, ApiKey> keys) {
       Map<String, String> aliases = new HashMap<>();
       for (ModelCard c : models.values()) {
         if (c.aliases() != null) {
@@ -59,7 +65,8 @@ final class RegistryCache {
           Collections.unmodifiableMap(new TreeMap<>(models)),
           Map.copyOf(aliases),
           Collections.unmodifiableMap(new TreeMap<>(ws)),
-          Map.copyOf(byModel));
+          Map.copyOf(byModel),
+          Collections.unmodifiableMap(new TreeMap<>(keys)));
     }
   }
 
@@ -99,6 +106,10 @@ final class RegistryCache {
     return Optional.ofNullable(view.workers().get(id));
   }
 
+  List<ApiKey> apiKeys() {
+    return List.copyOf(view.apiKeys().values());
+  }
+
   long revision() {
     return view.revision();
   }
@@ -113,6 +124,7 @@ final class RegistryCache {
     View v = view;
     Map<String, ModelCard> models = null;
     Map<String, WorkerInstance> workers = null;
+    Map<String, ApiKey> keys = null;
     List<RegistryEvent> out = new ArrayList<>();
     long rev = v.revision();
     for (StoreEvent e : events) {
@@ -147,13 +159,30 @@ final class RegistryCache {
             out.add(new RegistryEvent.WorkerRemoved(gone, rev));
           }
         }
+        case StoreEvent.ApiKeyPut p -> {
+          keys = keys == null ? new HashMap<>(v.apiKeys()) : keys;
+          ApiKey old = keys.put(p.key().name(), p.key());
+          out.add(new RegistryEvent.ApiKeyPut(p.key(), old, rev));
+        }
+        case StoreEvent.ApiKeyDeleted d -> {
+          keys = keys == null ? new HashMap<>(v.apiKeys()) : keys;
+          ApiKey old = keys.remove(d.name());
+          ApiKey gone = old != null ? old : d.previous();
+          if (gone != null) {
+            out.add(new RegistryEvent.ApiKeyRemoved(gone, rev));
+          }
+        }
       }
     }
     if (rev == v.revision()) {
       return 0;
     }
     view =
-        View.of(rev, models == null ? v.models() : models, workers == null ? v.workers() : workers);
+        View.of(
+            rev,
+            models == null ? v.models() : models,
+            workers == null ? v.workers() : workers,
+            keys == null ? v.apiKeys() : keys);
     emit(out);
     return out.size();
   }
@@ -169,8 +198,26 @@ final class RegistryCache {
     for (Versioned<WorkerInstance> w : snapshot.workers()) {
       workers.put(w.value().id(), w.value());
     }
+    Map<String, ApiKey> keys = new HashMap<>();
+    for (Versioned<ApiKey> k : snapshot.apiKeys()) {
+      keys.put(k.value().name(), k.value());
+    }
     long rev = snapshot.revision();
     List<RegistryEvent> out = new ArrayList<>();
+    v.apiKeys()
+        .forEach(
+            (name, old) -> {
+              if (!keys.containsKey(name)) {
+                out.add(new RegistryEvent.ApiKeyRemoved(old, rev));
+              }
+            });
+    keys.forEach(
+        (name, k) -> {
+          ApiKey old = v.apiKeys().get(name);
+          if (!k.equals(old)) {
+            out.add(new RegistryEvent.ApiKeyPut(k, old, rev));
+          }
+        });
     v.models()
         .forEach(
             (name, old) -> {
@@ -200,7 +247,7 @@ final class RegistryCache {
           }
         });
     out.add(new RegistryEvent.Resynced(rev));
-    view = View.of(rev, models, workers);
+    view = View.of(rev, models, workers, keys);
     emit(out);
   }
 

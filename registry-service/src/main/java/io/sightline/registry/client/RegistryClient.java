@@ -1,5 +1,6 @@
 package io.sightline.registry.client;
 
+import io.sightline.registry.model.ApiKey;
 import io.sightline.registry.model.ModelCard;
 import io.sightline.registry.model.WorkerInstance;
 import java.util.List;
@@ -31,6 +32,14 @@ public interface RegistryClient extends AutoCloseable {
 
   /** One worker by id. */
   Optional<WorkerInstance> worker(String id);
+
+  /**
+   * The gateway API key records (digests and limits, never keys), sorted by name. Defaults to none
+   * so that test doubles need not implement it.
+   */
+  default List<ApiKey> apiKeys() {
+    return List.of();
+  }
 
   /** The store revision the cache reflects (0 before the first load). */
   long revision();

@@ -1,5 +1,6 @@
 package io.sightline.registry.client;
 
+import io.sightline.registry.model.ApiKey;
 import io.sightline.registry.model.ModelCard;
 import io.sightline.registry.model.WorkerInstance;
 
@@ -24,6 +25,12 @@ public sealed interface RegistryEvent {
 
   /** A worker was removed, deregistered or its lease lapsed. */
   record WorkerRemoved(WorkerInstance worker, long revision) implements RegistryEvent {}
+
+  /** An API key record was created or changed. {@code previous} is null on create. */
+  record ApiKeyPut(ApiKey key, ApiKey previous, long revision) implements RegistryEvent {}
+
+  /** An API key record was removed. */
+  record ApiKeyRemoved(ApiKey key, long revision) implements RegistryEvent {}
 
   /**
    * The client lost track (reconnected past the store's retained history) and reloaded the whole

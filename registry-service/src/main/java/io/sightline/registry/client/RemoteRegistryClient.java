@@ -1,5 +1,6 @@
 package io.sightline.registry.client;
 
+import io.sightline.registry.model.ApiKey;
 import io.sightline.registry.model.ModelCard;
 import io.sightline.registry.model.WorkerInstance;
 import io.sightline.registry.store.StoreEvent;
@@ -38,6 +39,7 @@ public final class RemoteRegistryClient implements RegistryClient {
   private static final Logger LOG = LoggerFactory.getLogger(RemoteRegistryClient.class);
 
   private final URI base;
+  private final String token;
   private final HttpClient http;
   private final RegistryCache cache = new RegistryCache();
   private final Duration retryDelay;
@@ -53,11 +55,25 @@ public final class RemoteRegistryClient implements RegistryClient {
 
   /** A client with 200 ms initial backoff, 5 s cap and 15 s idle timeout. */
   public RemoteRegistryClient(URI base) {
-    this(base, Duration.ofMillis(200), Duration.ofSeconds(5), Duration.ofSeconds(15));
+    this(base, null, Duration.ofMillis(200), Duration.ofSeconds(5), Duration.ofSeconds(15));
   }
 
   public RemoteRegistryClient(
       URI base, Duration retryDelay, Duration maxRetryDelay, Duration idleTimeout) {
+    this(base, null, retryDelay, maxRetryDelay, idleTimeout);
+  }
+
+  /**
+   * @param adminToken sent as {@code Authorization: Bearer} when the registry requires one; null
+   *     for none
+   */
+  public RemoteRegistryClient(
+      URI base,
+      String adminToken,
+      Duration retryDelay,
+      Duration maxRetryDelay,
+      Duration idleTimeout) {
+    this.token = adminToken == null || adminToken.isBlank() ? null : adminToken.strip();
     String s = base.toString();
     this.base = URI.create(s.endsWith("/") ? s.substring(0, s.length() - 1) : s);
     this.retryDelay = retryDelay;
@@ -107,6 +123,11 @@ public final class RemoteRegistryClient implements RegistryClient {
   @Override
   public Optional<WorkerInstance> worker(String id) {
     return cache.worker(id);
+  }
+
+  @Override
+  public List<ApiKey> apiKeys() {
+    return cache.apiKeys();
   }
 
   @Override
@@ -173,7 +194,7 @@ public final class RemoteRegistryClient implements RegistryClient {
 
   private void loadSnapshot() throws IOException, InterruptedException {
     HttpRequest req =
-        HttpRequest.newBuilder(URI.create(base + "/v1/admin/snapshot"))
+        authorized(HttpRequest.newBuilder(URI.create(base + "/v1/admin/snapshot")))
             .timeout(Duration.ofSeconds(10))
             .header("Accept", "application/json")
             .GET()
@@ -190,7 +211,8 @@ public final class RemoteRegistryClient implements RegistryClient {
   private void stream() throws IOException, InterruptedException {
     long from = cache.revision() + 1;
     HttpRequest req =
-        HttpRequest.newBuilder(URI.create(base + "/v1/admin/watch?from_revision=" + from))
+        authorized(
+                HttpRequest.newBuilder(URI.create(base + "/v1/admin/watch?from_revision=" + from)))
             .header("Accept", "text/event-stream")
             .GET()
             .build();
@@ -250,6 +272,10 @@ public final class RemoteRegistryClient implements RegistryClient {
         return true;
       }
     }
+  }
+
+  private HttpRequest.Builder authorized(HttpRequest.Builder b) {
+    return token == null ? b : b.header("Authorization", "Bearer " + token);
   }
 
   private void checkIdle() {

@@ -4,6 +4,7 @@ import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import com.fasterxml.jackson.databind.node.ArrayNode;
 import com.fasterxml.jackson.databind.node.ObjectNode;
+import io.sightline.registry.model.ApiKey;
 import io.sightline.registry.model.ModelCard;
 import io.sightline.registry.model.RegistryJson;
 import io.sightline.registry.model.Versioned;
@@ -40,6 +41,13 @@ public final class WireFormat {
     return n;
   }
 
+  public static ObjectNode apiKey(Versioned<ApiKey> v) {
+    ObjectNode n = JSON.createObjectNode();
+    n.put("revision", v.revision());
+    n.set("api_key", JSON.valueToTree(v.value()));
+    return n;
+  }
+
   /** The snapshot body. */
   public static ObjectNode snapshot(Snapshot s) {
     ObjectNode n = JSON.createObjectNode();
@@ -48,6 +56,8 @@ public final class WireFormat {
     s.models().forEach(m -> models.add(model(m)));
     ArrayNode workers = n.putArray("workers");
     s.workers().forEach(w -> workers.add(worker(w)));
+    ArrayNode keys = n.putArray("api_keys");
+    s.apiKeys().forEach(k -> keys.add(apiKey(k)));
     return n;
   }
 
@@ -67,7 +77,13 @@ public final class WireFormat {
               JSON.treeToValue(w.get("worker"), WorkerInstance.class),
               w.path("revision").asLong()));
     }
-    return new Snapshot(n.path("revision").asLong(), models, workers);
+    List<Versioned<ApiKey>> keys = new ArrayList<>();
+    for (JsonNode k : n.path("api_keys")) {
+      keys.add(
+          new Versioned<>(
+              JSON.treeToValue(k.get("api_key"), ApiKey.class), k.path("revision").asLong()));
+    }
+    return new Snapshot(n.path("revision").asLong(), models, workers, keys);
   }
 
   /** One change event as SSE data. */
@@ -100,6 +116,19 @@ public final class WireFormat {
           n.set("worker", JSON.valueToTree(d.previous()));
         }
       }
+      case StoreEvent.ApiKeyPut p -> {
+        n.put("type", "api_key_put");
+        n.put("revision", p.revision());
+        n.set("api_key", JSON.valueToTree(p.key()));
+      }
+      case StoreEvent.ApiKeyDeleted d -> {
+        n.put("type", "api_key_deleted");
+        n.put("revision", d.revision());
+        n.put("name", d.name());
+        if (d.previous() != null) {
+          n.set("api_key", JSON.valueToTree(d.previous()));
+        }
+      }
     }
     return n.toString();
   }
@@ -123,6 +152,13 @@ public final class WireFormat {
           new StoreEvent.WorkerDeleted(
               n.path("id").asText(),
               n.has("worker") ? JSON.treeToValue(n.get("worker"), WorkerInstance.class) : null,
+              rev);
+      case "api_key_put" ->
+          new StoreEvent.ApiKeyPut(JSON.treeToValue(n.get("api_key"), ApiKey.class), rev);
+      case "api_key_deleted" ->
+          new StoreEvent.ApiKeyDeleted(
+              n.path("name").asText(),
+              n.has("api_key") ? JSON.treeToValue(n.get("api_key"), ApiKey.class) : null,
               rev);
       default -> throw new IOException("unknown registry event type '" + type + "'");
     };

@@ -134,8 +134,9 @@ public class RegistryAutoConfiguration {
     }
 
     @Bean
-    RouterFunction<ServerResponse> registryRoutes(RegistryHandler handler) {
-      return RegistryRoutes.routes(handler);
+    RouterFunction<ServerResponse> registryRoutes(
+        RegistryHandler handler, RegistryProperties props) {
+      return RegistryRoutes.routes(handler, props.getAdminToken());
     }
   }
 
@@ -152,7 +153,11 @@ public class RegistryAutoConfiguration {
       }
       RegistryProperties.Client c = props.getClient();
       return new RemoteRegistryClient(
-          props.getUrl(), c.getRetryDelay(), c.getMaxRetryDelay(), c.getIdleTimeout());
+          props.getUrl(),
+          props.getAdminToken(),
+          c.getRetryDelay(),
+          c.getMaxRetryDelay(),
+          c.getIdleTimeout());
     }
 
     @Bean

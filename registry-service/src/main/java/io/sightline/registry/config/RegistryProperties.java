@@ -66,6 +66,14 @@ public class RegistryProperties {
    */
   private Duration sseHeartbeat = Duration.ofSeconds(5);
 
+  /**
+   * Shared secret for the {@code /v1/admin} API: when set, every request (including the change
+   * stream) needs {@code Authorization: Bearer <token>}, and a remote client sends it. Unset = no
+   * authentication (only for a registry reachable from trusted networks: the API can register
+   * workers and read API key digests).
+   */
+  private String adminToken;
+
   /** In-memory store settings. */
   private final Memory memory = new Memory();
 
@@ -129,6 +137,14 @@ public class RegistryProperties {
 
   public void setMaxBodySize(DataSize maxBodySize) {
     this.maxBodySize = maxBodySize;
+  }
+
+  public String getAdminToken() {
+    return adminToken;
+  }
+
+  public void setAdminToken(String adminToken) {
+    this.adminToken = adminToken;
   }
 
   public Duration getSseHeartbeat() {

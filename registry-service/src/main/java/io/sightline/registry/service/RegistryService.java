@@ -1,5 +1,6 @@
 package io.sightline.registry.service;
 
+import io.sightline.registry.model.ApiKey;
 import io.sightline.registry.model.ModelCard;
 import io.sightline.registry.model.Versioned;
 import io.sightline.registry.model.WorkerInstance;
@@ -202,6 +203,30 @@ public class RegistryService {
     WorkerInstance next = current.value().withState(state);
     long rev = store.putWorker(next, expect);
     return new Versioned<>(next, rev);
+  }
+
+  // --- API keys -------------------------------------------------------------------------------
+
+  public Optional<Versioned<ApiKey>> apiKey(String name) {
+    return store.apiKey(name);
+  }
+
+  /**
+   * Validates and writes an API key record. Allowed models are not required to exist yet (keys are
+   * often issued before a model is rolled out); the gateway matches them by name or alias.
+   */
+  public Versioned<ApiKey> putApiKey(ApiKey submitted, long expectedRevision) {
+    ApiKey key = submitted.withDefaults();
+    List<FieldError> errors = validator.validate(key);
+    if (!errors.isEmpty()) {
+      throw new ValidationException(errors);
+    }
+    long rev = store.putApiKey(key, expectedRevision);
+    return new Versioned<>(key, rev);
+  }
+
+  public long deleteApiKey(String name, long expectedRevision) {
+    return store.deleteApiKey(name, expectedRevision);
   }
 
   /** Why {@code w} cannot serve {@code card}; empty when it can. */

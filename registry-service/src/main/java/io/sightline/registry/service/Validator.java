@@ -33,6 +33,7 @@ public final class Validator {
   static final Pattern WORKER_ID = Pattern.compile("[A-Za-z0-9][A-Za-z0-9._:-]{0,127}");
 
   static final Pattern LABEL_KEY = Pattern.compile("[A-Za-z0-9][A-Za-z0-9._/-]{0,62}");
+  static final Pattern HEX_DIGEST = Pattern.compile("[0-9a-f]{64}");
   static final Pattern FILE_NAME = Pattern.compile("[A-Za-z0-9_.-]{1,128}");
   static final int MAX_BLOCK_SIZE = 4096;
   static final long MAX_MEDIA_BYTES = 1L << 30;
@@ -183,6 +184,44 @@ public final class Validator {
       errors.add(
           new FieldError(
               "lease_ttl_seconds", "must be between 1 and " + maxLeaseTtlSeconds + " seconds"));
+    }
+    return errors;
+  }
+
+  /** Validates an API key record that already has its defaults filled. */
+  public List<FieldError> validate(io.sightline.registry.model.ApiKey k) {
+    List<FieldError> errors = new ArrayList<>();
+    if (k.schemaVersion() != ModelCard.SCHEMA_VERSION) {
+      errors.add(
+          new FieldError(
+              "schema_version",
+              "unsupported schema_version " + k.schemaVersion() + " (expected 1)"));
+    }
+    if (k.name() == null || k.name().isEmpty()) {
+      errors.add(new FieldError("name", "required"));
+    } else if (!WORKER_ID.matcher(k.name()).matches()) {
+      errors.add(
+          new FieldError(
+              "name", "must be 1-128 characters of letters, digits, '.', '_', ':' or '-'"));
+    }
+    if (k.hash() == null || !HEX_DIGEST.matcher(k.hash()).matches()) {
+      errors.add(
+          new FieldError(
+              "hash",
+              "must be the key's SHA-256 / HMAC-SHA-256 digest as 64 hex digits (never the key"
+                  + " itself)"));
+    }
+    for (int i = 0; i < k.allowedModels().size(); i++) {
+      name(errors, "allowed_models[" + i + "]", k.allowedModels().get(i));
+    }
+    if (k.requestsPerMinute() < 0) {
+      errors.add(new FieldError("requests_per_minute", "must be >= 0 (0 = unlimited)"));
+    }
+    if (k.tokensPerMinute() < 0) {
+      errors.add(new FieldError("tokens_per_minute", "must be >= 0 (0 = unlimited)"));
+    }
+    if (k.description() != null && k.description().length() > 1024) {
+      errors.add(new FieldError("description", "at most 1024 characters"));
     }
     return errors;
   }

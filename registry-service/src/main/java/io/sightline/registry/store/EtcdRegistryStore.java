@@ -18,6 +18,7 @@ import io.etcd.jetcd.options.PutOption;
 import io.etcd.jetcd.options.WatchOption;
 import io.etcd.jetcd.watch.WatchEvent;
 import io.etcd.jetcd.watch.WatchResponse;
+import io.sightline.registry.model.ApiKey;
 import io.sightline.registry.model.ModelCard;
 import io.sightline.registry.model.RegistryJson;
 import io.sightline.registry.model.Versioned;
@@ -42,9 +43,9 @@ import org.slf4j.LoggerFactory;
  * {@link RegistryStore} on etcd v3 through jetcd (tested against etcd 3.4, see java-stack.md §3).
  *
  * <p>Layout under the configured prefix (default {@code /sightline/registry}): {@code
- * <prefix>/models/<name>} and {@code <prefix>/workers/<id>}, each holding the JSON of one card or
- * worker. This mirrors Dynamo's discovery, where each instance's card is a key bound to the
- * worker's lease (dynamo.md §9):
+ * <prefix>/models/<name>}, {@code <prefix>/workers/<id>} and {@code <prefix>/apikeys/<name>}, each
+ * holding the JSON of one card, worker or API key record. This mirrors Dynamo's discovery, where
+ * each instance's card is a key bound to the worker's lease (dynamo.md §9):
  *
  * <ul>
  *   <li>revisions are etcd's: a snapshot is one prefix range read (consistent at its header
@@ -66,6 +67,7 @@ public final class EtcdRegistryStore implements RegistryStore {
   private static final Logger LOG = LoggerFactory.getLogger(EtcdRegistryStore.class);
   private static final String MODELS = "/models/";
   private static final String WORKERS = "/workers/";
+  private static final String API_KEYS = "/apikeys/";
 
   private final Client client;
   private final boolean ownsClient;
@@ -129,6 +131,7 @@ public final class EtcdRegistryStore implements RegistryStore {
             "snapshot");
     List<Versioned<ModelCard>> models = new ArrayList<>();
     List<Versioned<WorkerInstance>> workers = new ArrayList<>();
+    List<Versioned<ApiKey>> keys = new ArrayList<>();
     for (KeyValue kv : r.getKvs()) {
       String key = kv.getKey().toString(StandardCharsets.UTF_8);
       if (key.startsWith(prefix + MODELS)) {
@@ -137,9 +140,11 @@ public final class EtcdRegistryStore implements RegistryStore {
       } else if (key.startsWith(prefix + WORKERS)) {
         decode(kv, WorkerInstance.class)
             .ifPresent(w -> workers.add(new Versioned<>(w, kv.getModRevision())));
+      } else if (key.startsWith(prefix + API_KEYS)) {
+        decode(kv, ApiKey.class).ifPresent(k -> keys.add(new Versioned<>(k, kv.getModRevision())));
       }
     }
-    return new Snapshot(r.getHeader().getRevision(), models, workers);
+    return new Snapshot(r.getHeader().getRevision(), models, workers, keys);
   }
 
   @Override
@@ -183,6 +188,22 @@ public final class EtcdRegistryStore implements RegistryStore {
   @Override
   public long deleteWorker(String id, long expectedRevision) {
     return conditionalDelete("worker " + id, workerKey(id), expectedRevision);
+  }
+
+  @Override
+  public Optional<Versioned<ApiKey>> apiKey(String name) {
+    return getOne(apiKeyKey(name), ApiKey.class);
+  }
+
+  @Override
+  public long putApiKey(ApiKey key, long expectedRevision) {
+    return conditionalPut(
+        "api key " + key.name(), apiKeyKey(key.name()), encode(key), expectedRevision, 0);
+  }
+
+  @Override
+  public long deleteApiKey(String name, long expectedRevision) {
+    return conditionalDelete("api key " + name, apiKeyKey(name), expectedRevision);
   }
 
   @Override
@@ -411,6 +432,16 @@ public final class EtcdRegistryStore implements RegistryStore {
           e.getPrevKV() == null ? null : decode(e.getPrevKV(), WorkerInstance.class).orElse(null);
       return new StoreEvent.WorkerDeleted(id, prev, rev);
     }
+    if (key.startsWith(prefix + API_KEYS)) {
+      String name = key.substring((prefix + API_KEYS).length());
+      if (put) {
+        return decode(kv, ApiKey.class)
+            .map(k -> (StoreEvent) new StoreEvent.ApiKeyPut(k, rev))
+            .orElse(null);
+      }
+      ApiKey prev = e.getPrevKV() == null ? null : decode(e.getPrevKV(), ApiKey.class).orElse(null);
+      return new StoreEvent.ApiKeyDeleted(name, prev, rev);
+    }
     return null;
   }
 
@@ -440,6 +471,10 @@ public final class EtcdRegistryStore implements RegistryStore {
 
   private ByteSequence modelKey(String name) {
     return bytes(prefix + MODELS + name);
+  }
+
+  private ByteSequence apiKeyKey(String name) {
+    return bytes(prefix + API_KEYS + name);
   }
 
   private ByteSequence workerKey(String id) {

@@ -4,6 +4,7 @@ import com.fasterxml.jackson.annotation.JsonInclude;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import com.fasterxml.jackson.databind.PropertyNamingStrategies;
 import com.fasterxml.jackson.databind.annotation.JsonNaming;
+import io.sightline.registry.model.ApiKey;
 import io.sightline.registry.model.ModelCard;
 import io.sightline.registry.model.RegistryJson;
 import io.sightline.registry.model.Versioned;
@@ -52,6 +53,7 @@ public final class InMemoryRegistryStore implements RegistryStore {
   private final Object lock = new Object();
   private final TreeMap<String, Versioned<ModelCard>> models = new TreeMap<>();
   private final TreeMap<String, Versioned<WorkerInstance>> workers = new TreeMap<>();
+  private final TreeMap<String, Versioned<ApiKey>> apiKeys = new TreeMap<>();
   private final Map<String, Long> leaseDeadlines = new LinkedHashMap<>();
   private final Deque<StoreEvent> history = new ArrayDeque<>();
   private final List<MemoryWatch> watches = new CopyOnWriteArrayList<>();
@@ -102,7 +104,10 @@ public final class InMemoryRegistryStore implements RegistryStore {
   public Snapshot snapshot() {
     synchronized (lock) {
       return new Snapshot(
-          revision, new ArrayList<>(models.values()), new ArrayList<>(workers.values()));
+          revision,
+          new ArrayList<>(models.values()),
+          new ArrayList<>(workers.values()),
+          new ArrayList<>(apiKeys.values()));
     }
   }
 
@@ -186,6 +191,42 @@ public final class InMemoryRegistryStore implements RegistryStore {
   }
 
   @Override
+  public Optional<Versioned<ApiKey>> apiKey(String name) {
+    synchronized (lock) {
+      return Optional.ofNullable(apiKeys.get(name));
+    }
+  }
+
+  @Override
+  public long putApiKey(ApiKey key, long expectedRevision) {
+    synchronized (lock) {
+      checkRevision("api key " + key.name(), apiKeys.get(key.name()), expectedRevision);
+      long rev = revision + 1;
+      Versioned<ApiKey> old = apiKeys.put(key.name(), new Versioned<>(key, rev));
+      persistOrRollback(() -> restore(apiKeys, key.name(), old));
+      revision = rev;
+      publish(new StoreEvent.ApiKeyPut(key, rev));
+      return rev;
+    }
+  }
+
+  @Override
+  public long deleteApiKey(String name, long expectedRevision) {
+    synchronized (lock) {
+      Versioned<ApiKey> old = apiKeys.get(name);
+      if (old == null) {
+        throw new NotFoundException("api key " + name + " not found");
+      }
+      checkRevision("api key " + name, old, expectedRevision);
+      apiKeys.remove(name);
+      persistOrRollback(() -> apiKeys.put(name, old));
+      long rev = ++revision;
+      publish(new StoreEvent.ApiKeyDeleted(name, old.value(), rev));
+      return rev;
+    }
+  }
+
+  @Override
   public boolean keepAlive(String workerId) {
     synchronized (lock) {
       Versioned<WorkerInstance> current = workers.get(workerId);
@@ -232,6 +273,7 @@ public final class InMemoryRegistryStore implements RegistryStore {
       details.put("revision", revision);
       details.put("models", models.size());
       details.put("workers", workers.size());
+      details.put("api_keys", apiKeys.size());
     }
     return new StoreHealth(!closed, details);
   }
@@ -353,7 +395,10 @@ public final class InMemoryRegistryStore implements RegistryStore {
   @JsonNaming(PropertyNamingStrategies.SnakeCaseStrategy.class)
   @JsonInclude(JsonInclude.Include.NON_NULL)
   record FileImage(
-      long revision, List<Entry<ModelCard>> models, List<Entry<WorkerInstance>> workers) {}
+      long revision,
+      List<Entry<ModelCard>> models,
+      List<Entry<WorkerInstance>> workers,
+      List<Entry<ApiKey>> apiKeys) {}
 
   /** One persisted entry. */
   record Entry<T>(long revision, T value) {}
@@ -371,7 +416,9 @@ public final class InMemoryRegistryStore implements RegistryStore {
             .map(v -> new Entry<>(v.revision(), v.value()))
             .toList();
     try {
-      write(new FileImage(revision + 1, m, w));
+      List<Entry<ApiKey>> k =
+          apiKeys.values().stream().map(v -> new Entry<>(v.revision(), v.value())).toList();
+      write(new FileImage(revision + 1, m, w, k));
     } catch (IOException e) {
       rollback.run();
       throw new StoreUnavailableException("cannot persist registry to " + file + ": " + e, e);
@@ -408,6 +455,11 @@ public final class InMemoryRegistryStore implements RegistryStore {
       }
       for (Entry<WorkerInstance> e : image.workers()) {
         workers.put(e.value().id(), new Versioned<>(e.value(), e.revision()));
+      }
+      if (image.apiKeys() != null) {
+        for (Entry<ApiKey> e : image.apiKeys()) {
+          apiKeys.put(e.value().name(), new Versioned<>(e.value(), e.revision()));
+        }
       }
       revision = image.revision();
       // History before the restart is gone: watchers resuming from older revisions must resync.

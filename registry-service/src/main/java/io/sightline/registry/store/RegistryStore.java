@@ -1,5 +1,6 @@
 package io.sightline.registry.store;
 
+import io.sightline.registry.model.ApiKey;
 import io.sightline.registry.model.ModelCard;
 import io.sightline.registry.model.Versioned;
 import io.sightline.registry.model.WorkerInstance;
@@ -28,7 +29,7 @@ public interface RegistryStore extends AutoCloseable {
   /** Create-only write: fails when the entry exists. */
   long MUST_NOT_EXIST = 0;
 
-  /** Every card and worker plus the revision they are consistent at. */
+  /** Every card, worker and API key plus the revision they are consistent at. */
   Snapshot snapshot();
 
   /** One card by exact name. */
@@ -76,6 +77,24 @@ public interface RegistryStore extends AutoCloseable {
    *     for a live leased worker and for a static one (nothing to refresh)
    */
   boolean keepAlive(String workerId);
+
+  /** One API key record by name. */
+  Optional<Versioned<ApiKey>> apiKey(String name);
+
+  /**
+   * Writes an API key record (the digest, never the key).
+   *
+   * @return the new revision of the record
+   */
+  long putApiKey(ApiKey key, long expectedRevision);
+
+  /**
+   * Deletes an API key record.
+   *
+   * @return the revision of the deletion
+   * @throws NotFoundException when there is no such record
+   */
+  long deleteApiKey(String name, long expectedRevision);
 
   /**
    * Streams changes with revision &ge; {@code fromRevision} (pass {@code snapshot().revision() + 1}

@@ -1,5 +1,6 @@
 package io.sightline.registry.store;
 
+import io.sightline.registry.model.ApiKey;
 import io.sightline.registry.model.ModelCard;
 import io.sightline.registry.model.WorkerInstance;
 
@@ -18,4 +19,10 @@ public sealed interface StoreEvent {
 
   /** A worker was deleted or its lease lapsed; {@code previous} is its last value when known. */
   record WorkerDeleted(String id, WorkerInstance previous, long revision) implements StoreEvent {}
+
+  /** An API key record was written. */
+  record ApiKeyPut(ApiKey key, long revision) implements StoreEvent {}
+
+  /** An API key record was deleted; {@code previous} is its last value when known. */
+  record ApiKeyDeleted(String name, ApiKey previous, long revision) implements StoreEvent {}
 }

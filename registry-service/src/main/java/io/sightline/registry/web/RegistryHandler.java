@@ -8,6 +8,7 @@ import com.fasterxml.jackson.databind.exc.ValueInstantiationException;
 import com.fasterxml.jackson.databind.node.ArrayNode;
 import com.fasterxml.jackson.databind.node.ObjectNode;
 import io.sightline.registry.client.WireFormat;
+import io.sightline.registry.model.ApiKey;
 import io.sightline.registry.model.ModelCard;
 import io.sightline.registry.model.RegistryJson;
 import io.sightline.registry.model.Versioned;
@@ -285,6 +286,84 @@ public final class RegistryHandler implements SmartLifecycle {
   /** Body of {@code PUT /v1/admin/workers/{id}/state}. */
   record StateBody(WorkerState state) {}
 
+  // --- API keys -------------------------------------------------------------------------------
+
+  Mono<ServerResponse> listApiKeys(ServerRequest req) {
+    return blocking(
+        () -> {
+          Snapshot s = service.snapshot();
+          ObjectNode body = JSON.createObjectNode();
+          body.put("revision", s.revision());
+          ArrayNode items = body.putArray("items");
+          s.apiKeys().stream()
+              .sorted(Comparator.comparing(v -> v.value().name()))
+              .forEach(v -> items.add(WireFormat.apiKey(v)));
+          return json(HttpStatus.OK, body.toString(), null);
+        });
+  }
+
+  Mono<ServerResponse> getApiKey(ServerRequest req) {
+    String name = req.pathVariable("name");
+    return blocking(
+        () ->
+            service
+                .apiKey(name)
+                .map(v -> json(HttpStatus.OK, write(v.value()), v.revision()))
+                .orElseThrow(() -> new NotFoundException("api key " + name + " not found")));
+  }
+
+  Mono<ServerResponse> createApiKey(ServerRequest req) {
+    return body(req)
+        .flatMap(
+            bytes ->
+                blocking(
+                    () -> {
+                      ApiKey k = parse(bytes, ApiKey.class);
+                      Versioned<ApiKey> v = service.putApiKey(k, RegistryStore.MUST_NOT_EXIST);
+                      return created(
+                          "/v1/admin/api-keys/" + v.value().name(), write(v.value()), v.revision());
+                    }));
+  }
+
+  Mono<ServerResponse> putApiKey(ServerRequest req) {
+    String name = req.pathVariable("name");
+    long expected = expectedRevision(req);
+    return body(req)
+        .flatMap(
+            bytes ->
+                blocking(
+                    () -> {
+                      ApiKey k = parse(bytes, ApiKey.class);
+                      if (k.name() != null && !k.name().equals(name)) {
+                        throw new ValidationException(
+                            "name",
+                            "body name '" + k.name() + "' differs from the URL's '" + name + "'");
+                      }
+                      ApiKey named =
+                          new ApiKey(
+                              k.schemaVersion(),
+                              name,
+                              k.hash(),
+                              k.allowedModels(),
+                              k.requestsPerMinute(),
+                              k.tokensPerMinute(),
+                              k.enabled(),
+                              k.description());
+                      Versioned<ApiKey> v = service.putApiKey(named, expected);
+                      return json(HttpStatus.OK, write(v.value()), v.revision());
+                    }));
+  }
+
+  Mono<ServerResponse> deleteApiKey(ServerRequest req) {
+    String name = req.pathVariable("name");
+    long expected = expectedRevision(req);
+    return blocking(
+        () -> {
+          service.deleteApiKey(name, expected);
+          return ServerResponse.noContent().build();
+        });
+  }
+
   // --- snapshot, watch, schema ----------------------------------------------------------------
 
   Mono<ServerResponse> snapshot(ServerRequest req) {
@@ -396,6 +475,7 @@ public final class RegistryHandler implements SmartLifecycle {
         switch (which) {
           case "model-card" -> "/schema/model-card.v1.schema.json";
           case "worker-instance" -> "/schema/worker-instance.v1.schema.json";
+          case "api-key" -> "/schema/api-key.v1.schema.json";
           default -> null;
         };
     if (resource == null) {

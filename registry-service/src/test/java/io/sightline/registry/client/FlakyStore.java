@@ -1,5 +1,6 @@
 package io.sightline.registry.client;
 
+import io.sightline.registry.model.ApiKey;
 import io.sightline.registry.model.ModelCard;
 import io.sightline.registry.model.Versioned;
 import io.sightline.registry.model.WorkerInstance;
@@ -88,6 +89,24 @@ final class FlakyStore implements RegistryStore {
   public long deleteWorker(String id, long expectedRevision) {
     check();
     return backend.deleteWorker(id, expectedRevision);
+  }
+
+  @Override
+  public Optional<Versioned<ApiKey>> apiKey(String name) {
+    check();
+    return backend.apiKey(name);
+  }
+
+  @Override
+  public long putApiKey(ApiKey key, long expectedRevision) {
+    check();
+    return backend.putApiKey(key, expectedRevision);
+  }
+
+  @Override
+  public long deleteApiKey(String name, long expectedRevision) {
+    check();
+    return backend.deleteApiKey(name, expectedRevision);
   }
 
   @Override

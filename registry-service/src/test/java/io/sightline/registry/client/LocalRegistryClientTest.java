@@ -1,5 +1,6 @@
 package io.sightline.registry.client;
 
+import static io.sightline.registry.Fixtures.apiKey;
 import static io.sightline.registry.Fixtures.card;
 import static io.sightline.registry.Fixtures.worker;
 import static org.assertj.core.api.Assertions.assertThat;
@@ -65,12 +66,17 @@ class LocalRegistryClientTest {
     long r1 = b.putModel(card("m"), RegistryStore.ANY_REVISION);
     long r2 = b.putModel(card("m").withKvBlockSize(32), RegistryStore.ANY_REVISION);
     long r3 = b.deleteModel("m", RegistryStore.ANY_REVISION);
-    await().atMost(Duration.ofSeconds(2)).until(() -> events.size() == 3);
+    long r4 = b.putApiKey(apiKey("k"), RegistryStore.ANY_REVISION);
+    long r5 = b.deleteApiKey("k", RegistryStore.ANY_REVISION);
+    await().atMost(Duration.ofSeconds(2)).until(() -> events.size() == 5);
     assertThat(events)
         .containsExactly(
             new RegistryEvent.ModelPut(card("m"), null, r1),
             new RegistryEvent.ModelPut(card("m").withKvBlockSize(32), card("m"), r2),
-            new RegistryEvent.ModelRemoved(card("m").withKvBlockSize(32), r3));
+            new RegistryEvent.ModelRemoved(card("m").withKvBlockSize(32), r3),
+            new RegistryEvent.ApiKeyPut(apiKey("k"), null, r4),
+            new RegistryEvent.ApiKeyRemoved(apiKey("k"), r5));
+    assertThat(client.apiKeys()).isEmpty();
   }
 
   @Test
@@ -112,6 +118,7 @@ class LocalRegistryClientTest {
       b.putModel(card("new" + i), RegistryStore.ANY_REVISION);
     }
     b.putModel(card("keep").withKvBlockSize(64), RegistryStore.ANY_REVISION);
+    b.putApiKey(apiKey("late-key"), RegistryStore.ANY_REVISION);
     store.heal();
     await()
         .atMost(Duration.ofSeconds(3))

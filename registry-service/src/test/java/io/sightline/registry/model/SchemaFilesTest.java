@@ -95,6 +95,15 @@ class SchemaFilesTest {
   }
 
   @Test
+  void apiKeySchemaListsExactlyTheRecordsFields() throws Exception {
+    JsonNode schema = schema("api-key.v1.schema.json");
+    ApiKey full = new ApiKey(1, "k", "ab".repeat(32), List.of("m"), 1L, 2L, false, "d");
+    assertThat(names(schema.get("properties")))
+        .containsExactlyInAnyOrderElementsOf(names(JSON.valueToTree(full)));
+    assertThat(JSON.readValue(JSON.writeValueAsString(full), ApiKey.class)).isEqualTo(full);
+  }
+
+  @Test
   void recordsRoundTripThroughJson() throws Exception {
     ModelCard c = fullCard();
     String json = JSON.writeValueAsString(c);

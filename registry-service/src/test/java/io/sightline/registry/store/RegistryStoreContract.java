@@ -1,5 +1,6 @@
 package io.sightline.registry.store;
 
+import static io.sightline.registry.Fixtures.apiKey;
 import static io.sightline.registry.Fixtures.card;
 import static io.sightline.registry.Fixtures.leased;
 import static io.sightline.registry.Fixtures.worker;
@@ -233,6 +234,32 @@ abstract class RegistryStoreContract {
     assertThat(s.revision()).isGreaterThanOrEqualTo(revs.get(revs.size() - 1));
     for (Versioned<ModelCard> m : s.models()) {
       assertThat(revs).contains(m.revision());
+    }
+  }
+
+  @Test
+  void apiKeysAreStoredWatchedAndConditional() {
+    List<StoreEvent> seen = new CopyOnWriteArrayList<>();
+    try (StoreWatch ignored = store.watch(store.snapshot().revision() + 1, recorder(seen))) {
+      long r1 = store.putApiKey(apiKey("team-a", "m1"), RegistryStore.MUST_NOT_EXIST);
+      assertThat(store.apiKey("team-a")).contains(new Versioned<>(apiKey("team-a", "m1"), r1));
+      assertThatThrownBy(() -> store.putApiKey(apiKey("team-a"), RegistryStore.MUST_NOT_EXIST))
+          .isInstanceOf(RevisionConflictException.class);
+      long r2 = store.putApiKey(apiKey("team-a", "m1", "m2"), r1);
+      assertThat(store.snapshot().apiKeys())
+          .extracting(Versioned::value)
+          .containsExactly(apiKey("team-a", "m1", "m2"));
+      assertThatThrownBy(() -> store.deleteApiKey("team-a", r1))
+          .isInstanceOf(RevisionConflictException.class);
+      long r3 = store.deleteApiKey("team-a", r2);
+      assertThatThrownBy(() -> store.deleteApiKey("team-a", RegistryStore.ANY_REVISION))
+          .isInstanceOf(NotFoundException.class);
+      await().atMost(Duration.ofSeconds(5)).until(() -> seen.size() >= 3);
+      assertThat(seen)
+          .containsExactly(
+              new StoreEvent.ApiKeyPut(apiKey("team-a", "m1"), r1),
+              new StoreEvent.ApiKeyPut(apiKey("team-a", "m1", "m2"), r2),
+              new StoreEvent.ApiKeyDeleted("team-a", apiKey("team-a", "m1", "m2"), r3));
     }
   }
 

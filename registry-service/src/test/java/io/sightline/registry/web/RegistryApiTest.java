@@ -276,6 +276,47 @@ class RegistryApiTest {
   }
 
   @Test
+  void apiKeyRecordsHoldDigestsAndReachClients() {
+    String name = unique("team");
+    String hash = "ab".repeat(32);
+    Http.Res bad =
+        http.post("/v1/admin/api-keys", "{\"name\":\"" + name + "\",\"hash\":\"sk-plaintext\"}");
+    assertThat(bad.status()).isEqualTo(400);
+    assertThat(bad.json().at("/error/fields/0/path").asText()).isEqualTo("hash");
+    Http.Res created =
+        http.post(
+            "/v1/admin/api-keys",
+            "{\"name\":\""
+                + name
+                + "\",\"hash\":\""
+                + hash.toUpperCase()
+                + "\",\"allowed_models\":[\"m\"],\"requests_per_minute\":60}");
+    assertThat(created.status()).as(created.body()).isEqualTo(201);
+    assertThat(created.json().get("hash").asText()).isEqualTo(hash);
+    assertThat(created.json().get("enabled").asBoolean()).isTrue();
+    assertThat(
+            http.post("/v1/admin/api-keys", "{\"name\":\"" + name + "\",\"hash\":\"" + hash + "\"}")
+                .status())
+        .isEqualTo(409);
+    await()
+        .atMost(Duration.ofSeconds(2))
+        .until(() -> inProcess.apiKeys().stream().anyMatch(k -> k.name().equals(name)));
+    Http.Res disabled =
+        http.put("/v1/admin/api-keys/" + name, "{\"hash\":\"" + hash + "\",\"enabled\":false}");
+    assertThat(disabled.status()).isEqualTo(200);
+    await()
+        .atMost(Duration.ofSeconds(2))
+        .until(
+            () ->
+                inProcess.apiKeys().stream()
+                    .anyMatch(k -> k.name().equals(name) && !k.isEnabled()));
+    assertThat(http.get("/v1/admin/api-keys").json().get("items").findValuesAsText("name"))
+        .contains(name);
+    assertThat(http.delete("/v1/admin/api-keys/" + name).status()).isEqualTo(204);
+    assertThat(http.get("/v1/admin/api-keys/" + name).status()).isEqualTo(404);
+  }
+
+  @Test
   void watchWithoutPositionAsksForAResync() {
     Http.Res r = http.send("GET", "/v1/admin/watch", null, Map.of("Accept", "text/event-stream"));
     assertThat(r.status()).isEqualTo(200);
