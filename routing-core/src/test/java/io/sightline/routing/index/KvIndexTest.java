@@ -7,6 +7,7 @@ import io.sightline.routing.event.StorageTier;
 import io.sightline.routing.hashing.BlockHasher;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Set;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
@@ -344,5 +345,51 @@ class KvIndexTest {
     assertThat(idx.predictedEntries()).isZero();
     assertThat(idx.stats().nodes()).isZero();
     assertThat(idx.stats().entries()).isZero();
+  }
+
+  @Test
+  void deepMatchOfOneOfManyWorkersOnBothSidesOfTheBitmaskFastPath() {
+    int[] t = tokens(40, 50);
+    long[] local = hasher.localHashes(t);
+    for (int w = 0; w < 70; w++) { // slots 0..69: 63 fast, 7 slow
+      index.apply(store("m" + w, new long[] {1, 2}, null, java.util.Arrays.copyOf(t, 2 * B)));
+    }
+    long[] deep = new long[40];
+    for (int i = 0; i < 40; i++) {
+      deep[i] = 100 + i;
+    }
+    for (String w : List.of("m5", "m62", "m63", "m69")) {
+      index.apply(
+          store(
+              w,
+              java.util.Arrays.copyOfRange(deep, 2, 40),
+              2L,
+              java.util.Arrays.copyOfRange(t, 2 * B, 40 * B)));
+    }
+    OverlapScores s = index.query(local);
+    assertThat(s.overlaps()).hasSize(70);
+    for (int w = 0; w < 70; w++) {
+      int expected = Set.of(5, 62, 63, 69).contains(w) ? 40 : 2;
+      assertThat(s.of(wk("m" + w)).matchedBlocks()).as("m%d", w).isEqualTo(expected);
+      assertThat(s.of(wk("m" + w)).deviceBlocks()).isEqualTo(expected);
+    }
+  }
+
+  @Test
+  void onlyASlowSlotContinuesAfterEveryFastSlotDropsOut() {
+    int[] t = tokens(10, 51);
+    long[] local = hasher.localHashes(t);
+    for (int w = 0; w < 64; w++) {
+      index.apply(store("s" + w, new long[] {1, 2}, null, java.util.Arrays.copyOf(t, 2 * B)));
+    }
+    index.apply(
+        store(
+            "s63",
+            new long[] {3, 4, 5, 6, 7, 8, 9, 10},
+            2L,
+            java.util.Arrays.copyOfRange(t, 2 * B, 10 * B)));
+    OverlapScores s = index.query(local);
+    assertThat(s.of(wk("s63")).matchedBlocks()).isEqualTo(10);
+    assertThat(s.of(wk("s0")).matchedBlocks()).isEqualTo(2);
   }
 }
