@@ -219,6 +219,43 @@ class RouterEngineTest {
   }
 
   @Test
+  void trtllmWorkersRouteImageAwareOnPredictions() throws Exception {
+    // TRT-LLM has no HTTP field for an image id and keys its events on its own BLAKE3 digest
+    // (trtllm.md "MM identity"), so image blocks in its events never carry our mm_hash: the
+    // image-aware part of the overlap comes from the router's own predictions.
+    ModelCard card =
+        new ModelCard(
+                null,
+                "vl-trt",
+                null,
+                BackendKind.TRTLLM,
+                null,
+                "qwen2_5_vl",
+                null,
+                32,
+                null,
+                null,
+                null,
+                null,
+                null)
+            .withDefaults();
+    router =
+        new RouterFixture(
+            RouterFixture.storeWith(card, "trt_1", "trt_2"), new InMemoryStateHub(), "r1");
+    ResolvedImage cat = new ResolvedImage(MmHashes.ofUrl("http://img/cat.png"), 640, 480);
+    ResolvedImage dog = new ResolvedImage(MmHashes.ofUrl("http://img/dog.png"), 640, 480);
+    RouteDecision first = router.engine.route(withImages(chatWithImages("vl-trt", "hi", 1), cat));
+    assertThat(first.worker().dialect()).isEqualTo("trtllm");
+    router.engine.release(new ReleaseRequest(first.routingId(), null));
+    RouteDecision same = router.engine.explain(withImages(chatWithImages("vl-trt", "hi", 1), cat));
+    assertThat(same.worker()).isEqualTo(first.worker());
+    assertThat(same.overlapBlocks()).isEqualTo(same.totalBlocks()).isPositive();
+    RouteDecision other = router.engine.explain(withImages(chatWithImages("vl-trt", "hi", 1), dog));
+    assertThat(candidate(other, first.worker().workerId()).overlapBlocks())
+        .isLessThan(same.totalBlocks() / 2);
+  }
+
+  @Test
   void imageCountMismatchRoutesTextOnlyAndSaysSo() throws Exception {
     ModelCard card =
         new ModelCard(
