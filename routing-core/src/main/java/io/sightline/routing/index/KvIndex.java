@@ -38,6 +38,10 @@ import java.util.function.LongSupplier;
  *       the reference count (events: duplicate stores of a block by the same engine hash or by
  *       several engine hashes) or, for predictions, the expiry in milliseconds (wrap-safe
  *       comparison). So there is one entry per (worker, dp rank, tier) per block.
+ *   <li>Each node also keeps a 64-bit summary: bit {@code s} = slot {@code s} (< 63) holds a
+ *       device-tier event entry; bit 63 = some entry is another tier, a prediction or a slot ≥ 63.
+ *       Where bit 63 is clear (the common case) a query advances every rank with one AND of its
+ *       "still matching" bitmask instead of visiting the entries.
  *   <li>Each (worker, rank) has, per tier, a fastutil {@code long → node} map from the engine block
  *       hash to the node of that block (the last local sub-block when an engine block is split),
  *       making parent lookup and removal O(1) per block. Engine hashes are opaque and are never
