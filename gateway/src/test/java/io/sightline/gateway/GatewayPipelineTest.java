@@ -582,6 +582,34 @@ class GatewayPipelineTest {
     assertOpenAiError(r.body(), "invalid_request_error");
   }
 
+  @Test
+  void probesAndMetricsAreExposed() throws Exception {
+    client("sk-bob").chat().completions().create(textChat("sim-vl"));
+    try (HttpClient http = HttpClient.newHttpClient()) {
+      for (String probe : List.of("/actuator/health/liveness", "/actuator/health/readiness")) {
+        HttpResponse<String> r =
+            http.send(
+                HttpRequest.newBuilder(URI.create("http://127.0.0.1:" + port + probe)).build(),
+                HttpResponse.BodyHandlers.ofString());
+        assertThat(r.statusCode()).as(probe).isEqualTo(200);
+        assertThat(r.body()).contains("UP");
+      }
+      String metrics =
+          http.send(
+                  HttpRequest.newBuilder(
+                          URI.create("http://127.0.0.1:" + port + "/actuator/prometheus"))
+                      .build(),
+                  HttpResponse.BodyHandlers.ofString())
+              .body();
+      assertThat(metrics)
+          .contains("sightline_gateway_requests_total")
+          .contains("sightline_gateway_cached_tokens_predicted")
+          .contains("resilience4j_circuitbreaker_state")
+          .doesNotContain("sk-bob")
+          .doesNotContain(HASHER.hex("sk-bob"));
+    }
+  }
+
   static String joined(List<String> l) {
     return l.stream().collect(Collectors.joining());
   }

@@ -97,6 +97,7 @@ public class CompletionsController {
   private final WorkerClient workers;
   private final CircuitBreakerRegistry breakers;
   private final MeterRegistry meters;
+  private final boolean remoteRouter;
 
   public CompletionsController(
       GatewayProperties props,
@@ -124,6 +125,7 @@ public class CompletionsController {
     this.workers = workers;
     this.breakers = breakers;
     this.meters = meters;
+    this.remoteRouter = router instanceof io.sightline.router.web.HttpRoutingService;
   }
 
   @PostMapping("/v1/chat/completions")
@@ -281,8 +283,11 @@ public class CompletionsController {
   // ---- routing and failover ----
 
   private Mono<RouteDecision> route(RouteRequest request) {
-    return Mono.fromCallable(() -> router.route(request))
-        .subscribeOn(Schedulers.boundedElastic())
+    Mono<RouteDecision> decision = Mono.fromCallable(() -> router.route(request));
+    // A remote router blocks on the network: keep it off the event loop. The in-process router
+    // is short CPU work; a thread hop per call would cost more than it saves (it showed up as
+    // event-loop wake-ups in the overhead benchmark's profile).
+    return (remoteRouter ? decision.subscribeOn(Schedulers.boundedElastic()) : decision)
         .onErrorMap(RoutingException.class, CompletionsController::routingError);
   }
 
@@ -648,8 +653,9 @@ public class CompletionsController {
     if (routingId == null) {
       return;
     }
-    Mono.fromRunnable(() -> router.release(new ReleaseRequest(routingId, cachedTokens)))
-        .subscribeOn(Schedulers.boundedElastic())
+    Mono<Object> release =
+        Mono.fromRunnable(() -> router.release(new ReleaseRequest(routingId, cachedTokens)));
+    (remoteRouter ? release.subscribeOn(Schedulers.boundedElastic()) : release)
         .doOnError(e -> log.warn("release of {} failed: {}", routingId, e.toString()))
         .onErrorResume(e -> Mono.empty())
         .subscribe();

@@ -68,7 +68,7 @@ public final class MediaResolver {
   /** One image part of a chat request. */
   public record ImagePart(JsonNode part, String url) {}
 
-  /** The image parts of a chat-completions body, in order ({@code image_url} parts). */
+  /** The image parts of a chat-completions body, in order. */
   public static List<ImagePart> imageParts(JsonNode body) {
     List<ImagePart> parts = new ArrayList<>();
     JsonNode messages = body.path("messages");
@@ -81,11 +81,19 @@ public final class MediaResolver {
         continue;
       }
       for (JsonNode part : content) {
-        if (!"image_url".equals(part.path("type").asText())) {
+        // Same definition of an image part as the vLLM adapter's shaper, so the uuids it assigns
+        // line up with the images resolved here: image_url, input_image, or an untyped part
+        // carrying image_url.
+        String type = part.path("type").asText(null);
+        boolean isImage =
+            "image_url".equals(type)
+                || "input_image".equals(type)
+                || (type == null && part.has("image_url"));
+        if (!isImage) {
           continue;
         }
-        JsonNode image = part.path("image_url");
-        String url = image.isTextual() ? image.asText() : image.path("url").asText(null);
+        JsonNode imageUrl = part.path("image_url");
+        String url = imageUrl.isTextual() ? imageUrl.asText() : imageUrl.path("url").asText(null);
         if (url == null || url.isBlank()) {
           throw new MediaException(Reason.BAD_URL, "An image_url part has no url.");
         }
