@@ -103,7 +103,8 @@ public class ImageTokensBenchmark {
               new PixtralSpec(VlmFamily.PIXTRAL, 10, "[IMG]", none, 16, 1, 1024, 12, 13);
           case "gemma4" -> new Gemma4Spec(258880, "<|image|>", none, 16, 3, 280, 255999, 258882);
           case "internvl" ->
-              new InternVlSpec(151667, "<IMG_CONTEXT>", none, 448, 1, 12, true, false, 256);
+              new InternVlSpec(
+                  151667, "<IMG_CONTEXT>", none, 448, 1, 12, true, false, 256, 151665, 151666);
           default -> throw new IllegalArgumentException(family);
         };
   }

@@ -15,7 +15,9 @@ import java.util.OptionalInt;
  * wins only if the image area exceeds half of the grid's pixel area. vLLM's path for the original
  * {@code internvl_chat} checkpoints raises the ratio cap to {@code max + 1} when the thumbnail is
  * on ({@code ratioCapPlusOne}); 50x1000 gives 3328 in HF and 3584 there ({@code
- * ../shared/reference/vision_tokens.md} "InternVL3").
+ * ../shared/reference/vision_tokens.md} "InternVL3"). The prompt placeholder is {@code
+ * <IMG_CONTEXT>} (the HF processor's {@code image_token}); for {@code internvl_chat} checkpoints
+ * the prompt's {@code <image>} text must be mapped to it by the prompt encoder.
  */
 public record InternVlSpec(
     int placeholderTokenId,
@@ -26,8 +28,24 @@ public record InternVlSpec(
     int maxTiles,
     boolean useThumbnail,
     boolean ratioCapPlusOne,
-    int tokensPerTile)
+    int tokensPerTile,
+    int imageStartId,
+    int imageEndId)
     implements ModelProcessorSpec {
+
+  /**
+   * {@code <img>} + {@code <IMG_CONTEXT>} x count + {@code </img>} (transformers {@code
+   * processing_internvl.py}; vLLM's internvl.py builds the same sequence).
+   */
+  @Override
+  public int[] replacement(int width, int height) throws ImageTokenCountException {
+    int n = numImageTokens(width, height);
+    int[] out = new int[n + 2];
+    out[0] = imageStartId;
+    java.util.Arrays.fill(out, 1, 1 + n, placeholderTokenId);
+    out[n + 1] = imageEndId;
+    return out;
+  }
 
   @Override
   public VlmFamily family() {

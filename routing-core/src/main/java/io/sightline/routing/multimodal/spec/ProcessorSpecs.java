@@ -361,7 +361,9 @@ public final class ProcessorSpecs {
               intFirst(12, cfg.path("max_dynamic_patch")),
               cfg.path("use_thumbnail").asBoolean(true),
               true,
-              perTile);
+              perTile,
+              wrapper(f, "<img>"),
+              wrapper(f, "</img>"));
         }
         int id = placeholder(f, token, cfg.path("image_token_id"), cfg.path("image_token_index"));
         int tile =
@@ -371,7 +373,17 @@ public final class ProcessorSpecs {
         boolean crop = pre.path("crop_to_patches").asBoolean(true);
         int perTile = intFirst(256, proc.path("image_seq_length"), cfg.path("image_seq_length"));
         return new InternVlSpec(
-            id, token, bos, tile, crop ? min : 1, crop ? max : 1, crop, false, perTile);
+            id,
+            token,
+            bos,
+            tile,
+            crop ? min : 1,
+            crop ? max : 1,
+            crop,
+            false,
+            perTile,
+            wrapper(f, proc.path("start_image_token").asText("<img>")),
+            wrapper(f, proc.path("end_image_token").asText("</img>")));
       }
       default -> throw new SpecException("no spec for family " + family.id());
     }

@@ -310,6 +310,9 @@ class ProcessorSpecsTest {
     assertThat(g3.promptPlaceholderTokenId()).isEqualTo(255999);
     assertThat(List.of(g[0], g[1], g[2], g[257], g[258], g[259]))
         .containsExactly(108, 255999, 262144, 262144, 256000, 108);
+    int[] iv = variants().get("internvl").replacement(640, 480);
+    assertThat(List.of(iv[0], iv[1], iv[iv.length - 1])).containsExactly(151665, 151667, 151666);
+    assertThat(iv).hasSize(3328 + 2);
     int[] g4 = variants().get("gemma4").replacement(640, 480);
     assertThat(List.of(g4[0], g4[1], g4[g4.length - 1])).containsExactly(255999, 258880, 258882);
   }
