@@ -41,6 +41,7 @@ import org.zeromq.ZMsg;
 public final class VllmEventStream implements AutoCloseable {
 
   private static final Logger LOG = Logger.getLogger(VllmEventStream.class.getName());
+  private static final int REPLAY_ATTEMPTS = 2;
 
   /** Receives the stream's batches and state changes. */
   public interface Listener {
@@ -196,6 +197,9 @@ public final class VllmEventStream implements AutoCloseable {
         LOG.log(Level.SEVERE, "vLLM KV event stream " + config.endpoint() + " stopped", e);
       }
     } finally {
+      if (replay != null) {
+        replay.close();
+      }
       context.destroySocket(sub);
     }
   }
@@ -255,7 +259,9 @@ public final class VllmEventStream implements AutoCloseable {
 
   /** Fills [from, to) from the replay socket, or resyncs and rebuilds from what it still has. */
   private void fillGap(long from, long to) {
-    if (replay != null) {
+    // Two attempts: a busy publisher serves replay between its own sends, and one lost or late
+    // answer should not cost a full clear-and-rebuild.
+    for (int attempt = 1; replay != null && attempt <= REPLAY_ATTEMPTS; attempt++) {
       try {
         List<VllmReplayClient.Replayed> batches = replay.replayFrom(from);
         if (!batches.isEmpty() && batches.get(0).sequence() == from && covers(batches, from, to)) {
@@ -263,11 +269,12 @@ public final class VllmEventStream implements AutoCloseable {
           deliverReplayed(batches, to);
           return;
         }
+        break; // answered, but the publisher no longer buffers the hole
       } catch (VllmReplayClient.ReplayException e) {
         LOG.log(
             Level.WARNING,
-            "replay of [{0}, {1}) from {2} failed: {3}",
-            new Object[] {from, to, config.replayEndpoint(), e.getMessage()});
+            "replay of [{0}, {1}) from {2} failed (attempt {3}): {4}",
+            new Object[] {from, to, config.replayEndpoint(), attempt, e.getMessage()});
       }
     }
     listener.onGap(from, to, false);
