@@ -99,7 +99,15 @@ class EtcdOutageTest {
         // a worker that stops heartbeating is removed within TTL + 2 s, and the client follows
         long registered = System.nanoTime();
         writer.putWorker(leased("dead", "m3", 2), RegistryStore.ANY_REVISION);
-        await().atMost(Duration.ofSeconds(2)).until(() -> client.worker("dead").isPresent());
+        await()
+            .atMost(Duration.ofSeconds(4))
+            .until(
+                () ->
+                    events.stream()
+                        .anyMatch(
+                            e ->
+                                e instanceof RegistryEvent.WorkerPut p
+                                    && p.worker().id().equals("dead")));
         await()
             .atMost(Duration.ofSeconds(2 + 2))
             .pollInterval(Duration.ofMillis(50))

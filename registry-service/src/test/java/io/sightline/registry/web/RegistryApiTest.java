@@ -1,6 +1,7 @@
 package io.sightline.registry.web;
 
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
 import static org.awaitility.Awaitility.await;
 
 import com.fasterxml.jackson.databind.JsonNode;
@@ -8,6 +9,9 @@ import io.sightline.registry.RegistryApplication;
 import io.sightline.registry.client.RegistryClient;
 import io.sightline.registry.client.RegistryEvent;
 import io.sightline.registry.client.RemoteRegistryClient;
+import io.sightline.registry.client.WorkerRegistrar;
+import io.sightline.registry.model.BackendKind;
+import io.sightline.registry.model.WorkerInstance;
 import io.sightline.registry.model.WorkerState;
 import java.net.URI;
 import java.time.Duration;
@@ -212,33 +216,42 @@ class RegistryApiTest {
   }
 
   @Test
-  void selfRegisteredWorkerDisappearsWhenItStopsHeartbeating() {
+  void selfRegisteredWorkerDisappearsWhenItStopsHeartbeating() throws Exception {
     String model = unique("lease");
     http.post("/v1/admin/models", card(model));
     String id = unique("w");
-    long t0 = System.nanoTime();
-    Http.Res r =
-        http.put(
-            "/v1/admin/workers/" + id + "?lease=true",
-            worker(id, model, 16).replace("\"labels\"", "\"lease_ttl_seconds\":1,\"labels\""));
-    assertThat(r.status()).as(r.body()).isEqualTo(200);
-    assertThat(inProcessSees(id)).isTrue();
-    await()
-        .atMost(Duration.ofSeconds(1 + 2))
-        .until(() -> http.get("/v1/admin/workers/" + id).status() == 404);
-    assertThat(Duration.ofNanos(System.nanoTime() - t0)).isGreaterThan(Duration.ofMillis(900));
-    await().atMost(Duration.ofSeconds(2)).until(() -> inProcess.worker(id).isEmpty());
+    List<RegistryEvent> seen = new CopyOnWriteArrayList<>();
+    try (AutoCloseable ignored =
+        inProcess.addListener(
+            e -> {
+              if (e instanceof RegistryEvent.WorkerPut p && p.worker().id().equals(id)
+                  || e instanceof RegistryEvent.WorkerRemoved r && r.worker().id().equals(id)) {
+                seen.add(e);
+              }
+            })) {
+      long t0 = System.nanoTime();
+      Http.Res r =
+          http.put(
+              "/v1/admin/workers/" + id + "?lease=true",
+              worker(id, model, 16).replace("\"labels\"", "\"lease_ttl_seconds\":2,\"labels\""));
+      assertThat(r.status()).as(r.body()).isEqualTo(200);
+      assertThat(r.json().get("lease_ttl_seconds").asInt()).isEqualTo(2);
+      await()
+          .atMost(Duration.ofSeconds(2 + 2))
+          .pollInterval(Duration.ofMillis(50))
+          .until(() -> http.get("/v1/admin/workers/" + id).status() == 404);
+      assertThat(Duration.ofNanos(System.nanoTime() - t0)).isGreaterThan(Duration.ofMillis(1900));
+      await().atMost(Duration.ofSeconds(5)).until(() -> seen.size() == 2);
+      assertThat(seen.get(0)).isInstanceOf(RegistryEvent.WorkerPut.class);
+      assertThat(seen.get(1)).isInstanceOf(RegistryEvent.WorkerRemoved.class);
+      assertThat(inProcess.worker(id)).isEmpty();
+    }
     assertThat(
             http.post("/v1/admin/workers/" + id + "/heartbeat", null)
                 .json()
                 .at("/error/message")
                 .asText())
         .contains("register again");
-  }
-
-  private boolean inProcessSees(String id) {
-    await().atMost(Duration.ofSeconds(2)).until(() -> inProcess.worker(id).isPresent());
-    return true;
   }
 
   @Test
@@ -314,6 +327,42 @@ class RegistryApiTest {
         .contains(name);
     assertThat(http.delete("/v1/admin/api-keys/" + name).status()).isEqualTo(204);
     assertThat(http.get("/v1/admin/api-keys/" + name).status()).isEqualTo(404);
+  }
+
+  @Test
+  void workerRegistrarKeepsALeasedWorkerAliveAndRegistersAgain() throws Exception {
+    String model = unique("reg");
+    http.post("/v1/admin/models", card(model));
+    String id = unique("w");
+    WorkerInstance w = WorkerInstance.of(id, model, "http://10.9.9.9:8000", BackendKind.VLLM, 16);
+    try (WorkerRegistrar registrar =
+        new WorkerRegistrar(
+            URI.create("http://127.0.0.1:" + port), null, w, Duration.ofSeconds(1))) {
+      registrar.register();
+      assertThat(http.get("/v1/admin/workers/" + id).json().get("lease_ttl_seconds").asInt())
+          .isEqualTo(1);
+      Thread.sleep(2500); // > 2 TTLs: only heartbeats keep it
+      assertThat(http.get("/v1/admin/workers/" + id).status()).isEqualTo(200);
+      assertThat(http.delete("/v1/admin/workers/" + id).status()).isEqualTo(204);
+      await().atMost(Duration.ofSeconds(3)).until(() -> registrar.registrations() == 2);
+      assertThat(http.get("/v1/admin/workers/" + id).status()).isEqualTo(200);
+      registrar.drain();
+      assertThat(http.get("/v1/admin/workers/" + id).json().get("state").asText())
+          .isEqualTo("draining");
+    }
+    assertThat(http.get("/v1/admin/workers/" + id).status())
+        .as("deregistered on close")
+        .isEqualTo(404);
+
+    WorkerInstance wrongBlocks =
+        WorkerInstance.of(unique("w"), model, "http://h:1", BackendKind.VLLM, 64);
+    try (WorkerRegistrar refused =
+        new WorkerRegistrar(
+            URI.create("http://127.0.0.1:" + port), null, wrongBlocks, Duration.ofSeconds(5))) {
+      assertThatThrownBy(refused::register)
+          .isInstanceOf(WorkerRegistrar.RegistrationRefusedException.class)
+          .hasMessageContaining("reports kv_block_size 64 but model '" + model + "' uses 16");
+    }
   }
 
   @Test
