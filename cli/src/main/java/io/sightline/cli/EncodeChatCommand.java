@@ -8,20 +8,16 @@ import io.sightline.prompt.hf.HfModel;
 import io.sightline.prompt.hf.HfModelException;
 import io.sightline.prompt.hf.HfModels;
 import io.sightline.routing.expansion.ExpansionException;
-import io.sightline.routing.expansion.ImageSlot;
 import io.sightline.routing.expansion.MmScheme;
-import io.sightline.routing.expansion.RoutingTokens;
 import io.sightline.routing.multimodal.ImageHeaderProbe;
 import io.sightline.routing.multimodal.MmHashes;
 import io.sightline.routing.multimodal.ProbeResult;
 import io.sightline.routing.multimodal.spec.ImageTokenCountException;
-import io.sightline.routing.multimodal.spec.ModelProcessorSpec;
 import io.sightline.routing.multimodal.spec.ProcessorSpecs;
 import io.sightline.routing.multimodal.spec.SpecResolution;
-import io.sightline.routing.prompt.ApproximateEncoder;
 import io.sightline.routing.prompt.EncodedPrompt;
-import io.sightline.routing.prompt.ImageTokenEstimator;
 import io.sightline.routing.prompt.PromptEncodingException;
+import io.sightline.routing.prompt.PromptExpansion;
 import java.io.IOException;
 import java.io.InputStream;
 import java.io.PrintWriter;
@@ -31,7 +27,6 @@ import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.Base64;
 import java.util.List;
-import java.util.OptionalInt;
 import java.util.concurrent.Callable;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Model.CommandSpec;
@@ -170,50 +165,31 @@ public final class EncodeChatCommand implements Callable<Integer> {
     List<ResolvedImage> images = resolveImages(request, fallbackSize);
 
     SpecResolution resolution = ProcessorSpecs.resolve(model.directory());
+    List<PromptExpansion.Image> expansionImages = new ArrayList<>();
+    for (ResolvedImage img : images) {
+      expansionImages.add(new PromptExpansion.Image(img.mmHash(), img.width(), img.height()));
+    }
     int[] routing;
+    try {
+      routing =
+          PromptExpansion.expand(
+                  encoded,
+                  resolution.spec(),
+                  model.imageTokenEstimator(),
+                  expansionImages,
+                  mmScheme)
+              .tokenIds();
+    } catch (ImageTokenCountException e) {
+      throw new ImageException(e.getMessage());
+    }
     String routingNote;
     if (mmScheme == MmScheme.OFF || images.isEmpty()) {
-      routing = RoutingTokens.textOnly(encoded.tokenIds()).tokenIds();
       routingNote = images.isEmpty() ? "no images" : "scheme off: text only";
     } else if (!encoded.exact()) {
-      ImageTokenEstimator estimator = model.imageTokenEstimator();
-      List<ImageSlot> slots = new ArrayList<>();
-      for (ResolvedImage img : images) {
-        slots.add(new ImageSlot(img.mmHash(), estimator.estimate(img.width(), img.height())));
-      }
-      routing =
-          RoutingTokens.expand(
-                  encoded.tokenIds(),
-                  ApproximateEncoder.IMAGE_MARKER,
-                  slots,
-                  mmScheme,
-                  OptionalInt.empty())
-              .tokenIds();
       routingNote = "approximate: image sizes estimated";
     } else if (resolution.spec().isPresent()) {
-      ModelProcessorSpec processor = resolution.spec().get();
-      List<ImageSlot> slots = new ArrayList<>();
-      for (ResolvedImage img : images) {
-        try {
-          slots.add(
-              new ImageSlot(img.mmHash(), processor.numImageTokens(img.width(), img.height())));
-        } catch (ImageTokenCountException e) {
-          throw new ImageException(img.source() + ": " + e.getMessage());
-        }
-      }
-      // The chat prompt ids are exactly the engine's (no BOS is added to chat prompts), so
-      // nothing is prepended.
-      routing =
-          RoutingTokens.expand(
-                  encoded.tokenIds(),
-                  processor.placeholderTokenId(),
-                  slots,
-                  mmScheme,
-                  OptionalInt.empty())
-              .tokenIds();
-      routingNote = processor.family() + " processor spec";
+      routingNote = resolution.spec().get().family() + " processor spec";
     } else {
-      routing = RoutingTokens.textOnly(encoded.tokenIds()).tokenIds();
       routingNote = resolution.reason();
     }
 

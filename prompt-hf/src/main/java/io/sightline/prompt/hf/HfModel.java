@@ -3,6 +3,8 @@ package io.sightline.prompt.hf;
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import com.fasterxml.jackson.databind.node.MissingNode;
+import io.sightline.routing.multimodal.spec.ModelProcessorSpec;
+import io.sightline.routing.multimodal.spec.ProcessorSpecs;
 import io.sightline.routing.prompt.ApproximateEncoder;
 import io.sightline.routing.prompt.ChatTemplate;
 import io.sightline.routing.prompt.FallbackPromptEncoder;
@@ -236,6 +238,12 @@ public final class HfModel {
   }
 
   private OptionalInt placeholderId() {
+    // The processor spec knows the prompt-side marker where it differs from the embedding token
+    // (Gemma 3 <start_of_image>, Llama 4 <|image|>).
+    Optional<ModelProcessorSpec> spec = ProcessorSpecs.fromModelDirectory(directory);
+    if (spec.isPresent()) {
+      return OptionalInt.of(spec.get().promptPlaceholderTokenId());
+    }
     for (String field : List.of("image_token_id", "image_token_index")) {
       JsonNode n = config.get(field);
       if (n != null && n.canConvertToInt()) {
