@@ -103,6 +103,10 @@ public final class KvIndex {
   private static final float MAP_LOAD_FACTOR = 0.9f;
   private static final int SMALL_CHILDREN = 8;
   private static final long SWEEP_INTERVAL_MS = 1000;
+  private static final int WARNINGS_PER_REASON = 3;
+  // JDK platform logging keeps routing-core free of logging frameworks; it is routed to the
+  // application's logger (e.g. SLF4J) by whatever System.LoggerFinder the application installs.
+  private static final System.Logger LOG = System.getLogger(KvIndex.class.getName());
 
   /** One block at one prefix position. */
   static final class Node {
@@ -370,7 +374,16 @@ public final class KvIndex {
   private ApplyOutcome applyStored(WorkerState ws, KvEvent.Stored ev) {
     StoredBlockConverter.Result result = converter.convert(ev);
     if (result instanceof StoredBlockConverter.Rejected rej) {
-      rejected.computeIfAbsent(rej.reason(), k -> new LongAdder()).increment();
+      LongAdder count = rejected.computeIfAbsent(rej.reason(), k -> new LongAdder());
+      count.increment();
+      if (count.sum() <= WARNINGS_PER_REASON) { // throttled, as Dynamo's "Block not published"
+        LOG.log(
+            System.Logger.Level.WARNING,
+            "KV event from {0} rejected ({1}): {2}; further ones are only counted",
+            ws.key,
+            rej.reason(),
+            rej.detail());
+      }
       return ApplyOutcome.REJECTED;
     }
     StoredBlockConverter.Converted conv = (StoredBlockConverter.Converted) result;

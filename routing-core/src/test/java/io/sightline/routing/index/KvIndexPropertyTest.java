@@ -30,6 +30,15 @@ import net.jqwik.api.Provide;
 class KvIndexPropertyTest {
   private static final int B = 2;
   private static final String[] WORKERS = {"a", "b", "c"};
+
+  // Thousands of indexes each log their first rejections; keep the test output readable.
+  private static final java.util.logging.Logger QUIET =
+      java.util.logging.Logger.getLogger(KvIndex.class.getName());
+
+  static {
+    QUIET.setLevel(java.util.logging.Level.SEVERE);
+  }
+
   private static final StorageTier[] TIERS = {StorageTier.DEVICE, StorageTier.HOST};
 
   sealed interface Action permits Store, Remove, Clear, Predict, Tick {}
