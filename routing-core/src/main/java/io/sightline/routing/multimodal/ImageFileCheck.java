@@ -192,6 +192,9 @@ public final class ImageFileCheck {
   }
 
   private static String gif(byte[] b) {
+    if (b.length < 13) {
+      return "file truncated inside the logical screen descriptor";
+    }
     int p = 13;
     int flags = b[10] & 0xFF;
     if ((flags & 0x80) != 0) {

@@ -236,6 +236,16 @@ class ImageHeaderProbeTest {
   }
 
   @Test
+  void fullCheckOfTinyTruncatedFilesGivesReasonsNotInternalErrors() {
+    byte[] gif = resource("valid/pillow_hopper.gif");
+    for (int n = 0; n < 64; n++) {
+      ProbeResult r = ImageFileCheck.check(Arrays.copyOf(gif, n));
+      assertThat(r).isInstanceOf(Malformed.class);
+      assertThat(((Malformed) r).reason()).doesNotContain("internal").doesNotContain("Exception");
+    }
+  }
+
+  @Test
   void unknownFormatsAndBadSlices() {
     assertThat(ImageHeaderProbe.probe("GIF90a-not".getBytes())).isInstanceOf(Malformed.class);
     assertThat(ImageHeaderProbe.probe(new byte[] {0x49, 0x49, 0x2A, 0, 8, 0, 0, 0, 0, 0, 0, 0}))
@@ -259,7 +269,34 @@ class ImageHeaderProbeTest {
     assertThat(ImageHeaderProbe.probe(padded, 50, 32, false)).isInstanceOf(NeedMoreBytes.class);
   }
 
-  @Property(tries = 300)
+  @Property(tries = 400)
+  void mutatedRealImagesNeverBreakTheCheckers(
+      @ForAll @net.jqwik.api.constraints.IntRange(min = 0, max = 4) int which,
+      @ForAll @Size(max = 8)
+          java.util.List<@net.jqwik.api.constraints.IntRange(min = 0, max = 400) Integer> flips,
+      @ForAll @net.jqwik.api.constraints.IntRange(min = 0, max = 100) int keepPercent) {
+    String[] files = {
+      "valid/pillow_hopper.png",
+      "valid/pillow_hopper.gif",
+      "valid/pillow_hopper.jpg",
+      "valid/pillow_transparent.webp",
+      "valid/pillow_dispose_bgnd.gif"
+    };
+    byte[] bytes = resource(files[which]);
+    for (int f : flips) {
+      bytes[Math.min(f, bytes.length - 1)] ^= (byte) (0x5A + f);
+    }
+    bytes = Arrays.copyOf(bytes, (int) ((long) bytes.length * keepPercent / 100));
+    for (ProbeResult r :
+        new ProbeResult[] {ImageHeaderProbe.probe(bytes), ImageFileCheck.check(bytes)}) {
+      assertThat(r).isNotNull();
+      if (r instanceof Malformed m) {
+        assertThat(m.reason()).doesNotContain("internal error").doesNotContain("check failed");
+      }
+    }
+  }
+
+  @Property(tries = 1000)
   void neverThrowsOnArbitraryBytes(@ForAll @Size(max = 200) byte[] junk) {
     for (byte[] sig :
         new byte[][] {
@@ -273,8 +310,14 @@ class ImageHeaderProbeTest {
       byte[] bytes = new byte[sig.length + junk.length];
       System.arraycopy(sig, 0, bytes, 0, sig.length);
       System.arraycopy(junk, 0, bytes, sig.length, junk.length);
-      assertThat(ImageHeaderProbe.probe(bytes)).isNotNull();
-      assertThat(ImageFileCheck.check(bytes)).isNotNull();
+      for (ProbeResult r :
+          new ProbeResult[] {ImageHeaderProbe.probe(bytes), ImageFileCheck.check(bytes)}) {
+        assertThat(r).isNotNull();
+        if (r instanceof Malformed m) {
+          // Reasons come from the format checks, never from a caught runtime exception.
+          assertThat(m.reason()).doesNotContain("internal error").doesNotContain("check failed");
+        }
+      }
     }
   }
 }
