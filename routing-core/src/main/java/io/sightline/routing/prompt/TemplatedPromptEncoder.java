@@ -86,6 +86,14 @@ public final class TemplatedPromptEncoder implements PromptEncoder {
       throw new PromptEncodingException(
           PromptEncodingException.Kind.TEMPLATE_ERROR, "the model has no chat template");
     }
+    JsonNode requestTemplate = request.get("chat_template");
+    if (requestTemplate != null && !requestTemplate.isNull()) {
+      // vLLM renders a request-supplied template only with --trust-request-chat-template; either
+      // way it is not the model's template, so the model's render would be silently wrong.
+      throw new PromptEncodingException(
+          PromptEncodingException.Kind.TEMPLATE_ERROR,
+          "the request supplies its own chat_template; the router renders only the model's");
+    }
     boolean addGenerationPrompt = booleanField(request, "add_generation_prompt", true);
     boolean continueFinal = booleanField(request, "continue_final_message", false);
     if (addGenerationPrompt && continueFinal && request.has("add_generation_prompt")) {
@@ -111,6 +119,12 @@ public final class TemplatedPromptEncoder implements PromptEncoder {
       Iterator<Map.Entry<String, JsonNode>> fields = kwargs.fields();
       while (fields.hasNext()) {
         Map.Entry<String, JsonNode> e = fields.next();
+        if (e.getKey().equals("chat_template") || e.getKey().equals("tokenize")) {
+          // vLLM's resolve_chat_template_kwargs rejects these.
+          throw new PromptEncodingException(
+              PromptEncodingException.Kind.INVALID_REQUEST,
+              "chat_template_kwargs must not contain '" + e.getKey() + "'");
+        }
         context.put(e.getKey(), ChatRequestNormalizer.toJava(e.getValue()));
       }
     }

@@ -126,6 +126,28 @@ class EncodersTest {
   }
 
   @Test
+  void requestTemplatesAreNotRenderedAndReservedKwargsRejected() throws Exception {
+    assertThatThrownBy(
+            () ->
+                templated.encodeChat(
+                    body(
+                        "{\"chat_template\":\"{{ 1 }}\","
+                            + "\"messages\":[{\"role\":\"user\",\"content\":\"q\"}]}")))
+        .isInstanceOf(PromptEncodingException.class)
+        .extracting(e -> ((PromptEncodingException) e).kind())
+        .isEqualTo(PromptEncodingException.Kind.TEMPLATE_ERROR);
+    assertThatThrownBy(
+            () ->
+                templated.encodeChat(
+                    body(
+                        "{\"chat_template_kwargs\":{\"tokenize\":true},"
+                            + "\"messages\":[{\"role\":\"user\",\"content\":\"q\"}]}")))
+        .isInstanceOf(PromptEncodingException.class)
+        .extracting(e -> ((PromptEncodingException) e).kind())
+        .isEqualTo(PromptEncodingException.Kind.INVALID_REQUEST);
+  }
+
+  @Test
   void completionsAcceptTextAndIds() throws Exception {
     assertThat(templated.encodeCompletion(body("{\"prompt\":\"ab\"}")).tokenIds())
         .containsExactly(999, 'a', 'b');
