@@ -42,6 +42,46 @@ import org.springframework.web.reactive.function.server.ServerResponse;
 @EnableConfigurationProperties(RegistryProperties.class)
 public class RegistryAutoConfiguration {
 
+  /**
+   * Gauges over the client's cache (names follow the {@code sightline_} convention): {@code
+   * sightline_registry_models}, {@code sightline_registry_workers{state}}, {@code
+   * sightline_registry_api_keys}, {@code sightline_registry_client_connected} (1/0) and {@code
+   * sightline_registry_revision}. Labels are bounded (worker state only).
+   */
+  @Bean
+  @ConditionalOnClass(name = "io.micrometer.core.instrument.binder.MeterBinder")
+  @ConditionalOnMissingBean(name = "registryMetrics")
+  io.micrometer.core.instrument.binder.MeterBinder registryMetrics(RegistryClient client) {
+    return registry -> {
+      io.micrometer.core.instrument.Gauge.builder(
+              "sightline.registry.models", client, c -> c.models().size())
+          .description("Model cards in the registry client's cache")
+          .register(registry);
+      for (io.sightline.registry.model.WorkerState state :
+          io.sightline.registry.model.WorkerState.values()) {
+        io.micrometer.core.instrument.Gauge.builder(
+                "sightline.registry.workers",
+                client,
+                c -> c.workers().stream().filter(w -> w.state() == state).count())
+            .description("Worker instances in the registry client's cache, by state")
+            .tag("state", state.id())
+            .register(registry);
+      }
+      io.micrometer.core.instrument.Gauge.builder(
+              "sightline.registry.api.keys", client, c -> c.apiKeys().size())
+          .description("API key records in the registry client's cache")
+          .register(registry);
+      io.micrometer.core.instrument.Gauge.builder(
+              "sightline.registry.client.connected", client, c -> c.connected() ? 1 : 0)
+          .description("1 while the registry client's watch is live, 0 while serving its cache")
+          .register(registry);
+      io.micrometer.core.instrument.Gauge.builder(
+              "sightline.registry.revision", client, RegistryClient::revision)
+          .description("Store revision the registry client's cache reflects")
+          .register(registry);
+    };
+  }
+
   /** The registry's own store, service and in-process client. */
   @Configuration(proxyBeanMethods = false)
   @ConditionalOnProperty(

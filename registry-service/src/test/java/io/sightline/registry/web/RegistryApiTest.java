@@ -31,7 +31,7 @@ import org.springframework.boot.test.web.server.LocalServerPort;
     properties = {
       "sightline.registry.max-body-size=64KB",
       "sightline.registry.sse-heartbeat=500ms",
-      "management.endpoints.web.exposure.include=health",
+      "management.endpoints.web.exposure.include=health,prometheus",
       "management.endpoint.health.show-details=always"
     })
 class RegistryApiTest {
@@ -382,5 +382,12 @@ class RegistryApiTest {
     assertThat(schema.status()).isEqualTo(200);
     assertThat(schema.json().get("title").asText()).contains("model card");
     assertThat(http.get("/v1/admin/schema/nope").status()).isEqualTo(404);
+    Http.Res metrics = http.get("/actuator/prometheus");
+    assertThat(metrics.status()).isEqualTo(200);
+    assertThat(metrics.body())
+        .contains(
+            "sightline_registry_models ",
+            "sightline_registry_workers{state=\"ready\"}",
+            "sightline_registry_client_connected 1.0");
   }
 }
