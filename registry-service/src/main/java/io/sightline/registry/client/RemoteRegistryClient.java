@@ -170,7 +170,16 @@ public final class RemoteRegistryClient implements RegistryClient {
         }
         Thread.interrupted(); // the watchdog interrupted a silent stream: reconnect
       } catch (IOException | RuntimeException e) {
-        LOG.debug("registry stream from {} failed: {}", base, e.toString());
+        String m = String.valueOf(e.getMessage());
+        if (m.contains("HTTP 401") || m.contains("HTTP 403")) {
+          // a configuration error, not an outage: say so loudly (retrying anyway)
+          LOG.warn(
+              "registry at {} refused the client ({}): check sightline.registry.admin-token",
+              base,
+              m);
+        } else {
+          LOG.debug("registry stream from {} failed: {}", base, e.toString());
+        }
       } finally {
         closeCurrent();
       }
