@@ -37,6 +37,10 @@ public sealed interface KvEvent permits KvEvent.Stored, KvEvent.Removed, KvEvent
    * blockHashes.length * blockSize} of them. {@code parentHash} is the engine hash of the block
    * before the first one listed, or {@code null} at the start of a sequence.
    *
+   * <p>An event with blocks but <em>no</em> tokens is a tier update (vLLM CPU offload emits these;
+   * see {@code llmd.md} §3): blocks the worker already holds on some tier, named by engine hash,
+   * are now also held on {@code tier}; the parent is then ignored.
+   *
    * @param blockHashes engine block hashes, one per block (opaque; u64 carried in a long)
    * @param parentHash engine hash of the preceding block, or {@code null}
    * @param tokenIds tokens of all blocks, concatenated

@@ -104,6 +104,10 @@ public final class KvIndex {
   private static final int SMALL_CHILDREN = 8;
   private static final long SWEEP_INTERVAL_MS = 1000;
   private static final int WARNINGS_PER_REASON = 3;
+
+  /** Counted in {@link IndexStats#rejected()}: a token-less store of a block the worker lacks. */
+  public static final String REJECT_TIER_UPDATE_UNKNOWN = "tier_update_unknown_block";
+
   // JDK platform logging keeps routing-core free of logging frameworks; it is routed to the
   // application's logger (e.g. SLF4J) by whatever System.LoggerFinder the application installs.
   private static final System.Logger LOG = System.getLogger(KvIndex.class.getName());
@@ -372,6 +376,9 @@ public final class KvIndex {
   }
 
   private ApplyOutcome applyStored(WorkerState ws, KvEvent.Stored ev) {
+    if (ev.tokenIds().length == 0 && ev.blockHashes().length > 0) {
+      return applyTierUpdate(ws, ev);
+    }
     StoredBlockConverter.Result result = converter.convert(ev);
     if (result instanceof StoredBlockConverter.Rejected rej) {
       LongAdder count = rejected.computeIfAbsent(rej.reason(), k -> new LongAdder());
@@ -431,6 +438,59 @@ public final class KvIndex {
       cur = tail;
     }
     blocksStored.add((long) local.length);
+    return ApplyOutcome.APPLIED;
+  }
+
+  /**
+   * A token-less store (vLLM CPU offload, llm-d "tier update"): blocks this worker already holds on
+   * some tier, identified by engine hash, are now also held on the event's tier. Each block takes
+   * the prefix position (node and split span) of the existing entry; unknown hashes are counted.
+   */
+  private ApplyOutcome applyTierUpdate(WorkerState ws, KvEvent.Stored ev) {
+    int code = ev.tier().ordinal();
+    int holder = holderId(ws.slot, code);
+    Long2ObjectOpenHashMap<Node> map = ws.map(code);
+    for (long eh : ev.blockHashes()) {
+      int sourceCode = code;
+      Node tail = ws.engine[code] == null ? null : ws.engine[code].get(eh);
+      for (int c = 0; c < 4 && tail == null; c++) {
+        if (c != code && ws.engine[c] != null) {
+          tail = ws.engine[c].get(eh);
+          sourceCode = c;
+        }
+      }
+      if (tail == null) {
+        rejected.computeIfAbsent(REJECT_TIER_UPDATE_UNKNOWN, k -> new LongAdder()).increment();
+        continue;
+      }
+      int span = spanOf(extraOf(ws, sourceCode, eh));
+      // the span nodes from the top down, re-entered through their parents (lock order)
+      Node[] path = new Node[span];
+      Node n = tail;
+      for (int s = span - 1; s >= 0; s--) {
+        path[s] = n;
+        n = n.parent;
+      }
+      for (Node p : path) {
+        addChildWithHolder(p.parent, p.localHash, holder, 1, false);
+      }
+      Node prev = map.get(eh);
+      long ex = extraOf(ws, code, eh);
+      if (prev == tail && spanOf(ex) == span) {
+        ws.extra(code).put(eh, pack(span, countOf(ex) + 1));
+      } else {
+        map.put(eh, tail);
+        if (span != 1) {
+          ws.extra(code).put(eh, pack(span, 1));
+        } else if (ws.extra[code] != null) {
+          ws.extra[code].remove(eh);
+        }
+        if (prev != null) {
+          releasePath(prev, spanOf(ex), holder, countOf(ex));
+        }
+      }
+      blocksStored.add(span);
+    }
     return ApplyOutcome.APPLIED;
   }
 

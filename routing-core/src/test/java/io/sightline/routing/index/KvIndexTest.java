@@ -392,4 +392,19 @@ class KvIndexTest {
     assertThat(s.of(wk("s63")).matchedBlocks()).isEqualTo(10);
     assertThat(s.of(wk("s0")).matchedBlocks()).isEqualTo(2);
   }
+
+  @Test
+  void tokenlessStoreIsATierUpdateOfKnownBlocks() {
+    int[] t = tokens(3, 52);
+    long[] local = hasher.localHashes(t);
+    index.apply(store("a", new long[] {1, 2, 3}, null, t));
+    // offload of blocks 1 and 2 (and an unknown hash) to host memory, then GPU eviction of both
+    index.apply(store("a", StorageTier.HOST, new long[] {1, 2, 77}, null, new int[0]));
+    index.apply(new KvEvent.Removed("a", 0, -1, StorageTier.DEVICE, new long[] {1, 2}));
+    WorkerOverlap o = index.query(local).of(wk("a"));
+    assertThat(o.matchedBlocks()).isEqualTo(3);
+    assertThat(o.hostBlocks()).isEqualTo(2);
+    assertThat(o.deviceBlocks()).isEqualTo(1);
+    assertThat(index.stats().rejected()).containsEntry(KvIndex.REJECT_TIER_UPDATE_UNKNOWN, 1L);
+  }
 }
