@@ -124,4 +124,49 @@ class EtcdOutageTest {
       }
     }
   }
+
+  @Test
+  void compactedHistoryMakesTheWatchAskForAResyncAndTheClientReloads() throws Exception {
+    try (PrivateEtcd etcd = new PrivateEtcd(dir.resolve("etcd-compact"))) {
+      etcd.start();
+      try (EtcdRegistryStore store =
+              new EtcdRegistryStore(etcd.endpoint(), "/compact-test", Duration.ofSeconds(2));
+          io.etcd.jetcd.Client raw =
+              io.etcd.jetcd.Client.builder().endpoints(etcd.endpoint()).build()) {
+        long r1 = store.putModel(card("a"), RegistryStore.ANY_REVISION);
+        store.putModel(card("b"), RegistryStore.ANY_REVISION);
+        long r3 = store.deleteModel("a", RegistryStore.ANY_REVISION);
+        raw.getKVClient().compact(r3).get(5, TimeUnit.SECONDS);
+
+        List<Long> compactions = new CopyOnWriteArrayList<>();
+        List<StoreEvent> seen = new CopyOnWriteArrayList<>();
+        store.watch(
+            r1,
+            new StoreWatcher() {
+              @Override
+              public void onEvents(List<StoreEvent> events) {
+                seen.addAll(events);
+              }
+
+              @Override
+              public void onCompacted(long compactRevision) {
+                compactions.add(compactRevision);
+              }
+
+              @Override
+              public void onError(Throwable error) {}
+            });
+        await().atMost(Duration.ofSeconds(5)).until(() -> !compactions.isEmpty());
+        assertThat(compactions.get(0)).isEqualTo(r3);
+        assertThat(seen).isEmpty();
+
+        // a client that starts from scratch is unaffected (snapshot, then watch after it)
+        try (LocalRegistryClient client = new LocalRegistryClient(store)) {
+          assertThat(client.models()).extracting(ModelCard::name).containsExactly("b");
+          store.putModel(card("c"), RegistryStore.ANY_REVISION);
+          await().atMost(Duration.ofSeconds(5)).until(() -> client.model("c").isPresent());
+        }
+      }
+    }
+  }
 }
