@@ -47,8 +47,17 @@ public final class LoadTracker implements LoadSource {
 
   private static final long SWEEP_INTERVAL_NANOS = 1_000_000_000L;
 
-  private final ConcurrentHashMap<String, Booking> bookings = new ConcurrentHashMap<>();
-  private final ConcurrentHashMap<String, Boolean> prefillDone = new ConcurrentHashMap<>();
+  /** A booking and whether its prefill was already subtracted; the flag is guarded by this. */
+  private static final class Active {
+    final Booking booking;
+    boolean prefillDone;
+
+    Active(Booking booking) {
+      this.booking = booking;
+    }
+  }
+
+  private final ConcurrentHashMap<String, Active> bookings = new ConcurrentHashMap<>();
   private final ConcurrentHashMap<WorkerKey, Totals> totals = new ConcurrentHashMap<>();
   private final LongSupplier nanoClock;
   private final AtomicLong lastSweep = new AtomicLong();
@@ -95,7 +104,7 @@ public final class LoadTracker implements LoadSource {
             Math.max(0, blocks),
             predictedCachedTokens,
             now + ttlNanos);
-    Booking old = bookings.put(requestId, b);
+    Active old = bookings.put(requestId, new Active(b));
     if (old != null) {
       unbook(old);
     }
@@ -108,12 +117,20 @@ public final class LoadTracker implements LoadSource {
 
   /** The prompt was prefilled (first token seen): its prefill tokens stop counting. */
   public boolean markPrefillDone(String requestId) {
-    Booking b = bookings.get(requestId);
-    if (b == null || prefillDone.putIfAbsent(requestId, Boolean.TRUE) != null) {
+    Active a = bookings.get(requestId);
+    if (a == null) {
       return false;
     }
-    totals.get(b.worker).prefill.addAndGet(-b.prefillTokens);
-    return true;
+    // under the booking's monitor, like unbook(): a racing release either sees the mark (and
+    // does not subtract the prefill again) or has already removed the booking (checked here)
+    synchronized (a) {
+      if (bookings.get(requestId) != a || a.prefillDone) {
+        return false;
+      }
+      a.prefillDone = true;
+      totals.get(a.booking.worker).prefill.addAndGet(-a.booking.prefillTokens);
+      return true;
+    }
   }
 
   /**
@@ -121,11 +138,12 @@ public final class LoadTracker implements LoadSource {
    * recorded against the prediction. Empty when the id is unknown (already released or expired).
    */
   public Optional<Released> release(String requestId, Integer actualCachedTokens) {
-    Booking b = bookings.remove(requestId);
-    if (b == null) {
+    Active a = bookings.remove(requestId);
+    if (a == null) {
       return Optional.empty();
     }
-    unbook(b);
+    unbook(a);
+    Booking b = a.booking;
     if (actualCachedTokens != null) {
       releasesWithActual.increment();
       predictedCached.add(b.predictedCachedTokens);
@@ -149,16 +167,16 @@ public final class LoadTracker implements LoadSource {
   }
 
   private int sweep(long now) {
-    List<Booking> dead = new ArrayList<>();
-    for (Booking b : bookings.values()) {
-      if (now - b.expiresAtNanos >= 0) {
-        dead.add(b);
+    List<Active> dead = new ArrayList<>();
+    for (Active a : bookings.values()) {
+      if (now - a.booking.expiresAtNanos >= 0) {
+        dead.add(a);
       }
     }
     int n = 0;
-    for (Booking b : dead) {
-      if (bookings.remove(b.requestId, b)) {
-        unbook(b);
+    for (Active a : dead) {
+      if (bookings.remove(a.booking.requestId, a)) {
+        unbook(a);
         expired.increment();
         n++;
       }
@@ -166,10 +184,15 @@ public final class LoadTracker implements LoadSource {
     return n;
   }
 
-  private void unbook(Booking b) {
+  // Called once per booking, after it left the map.
+  private void unbook(Active a) {
+    Booking b = a.booking;
     Totals t = totals.get(b.worker);
-    if (prefillDone.remove(b.requestId) == null) {
-      t.prefill.addAndGet(-b.prefillTokens);
+    synchronized (a) {
+      if (!a.prefillDone) {
+        a.prefillDone = true;
+        t.prefill.addAndGet(-b.prefillTokens);
+      }
     }
     t.blocks.addAndGet(-b.blocks);
     t.requests.decrementAndGet();
