@@ -4,6 +4,7 @@ import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import com.fasterxml.jackson.databind.node.ArrayNode;
 import com.fasterxml.jackson.databind.node.ObjectNode;
+import io.sightline.prompt.hf.ByteLevelBpeTokenizer;
 import io.sightline.prompt.hf.DjlTokenizer;
 import io.sightline.prompt.hf.HfModel;
 import io.sightline.prompt.hf.HfModels;
@@ -68,6 +69,7 @@ public class PromptEncodingBenchmark {
   private ObjectNode multiTurnLastText;
   private long counter;
   private DjlTokenizer tokenizer;
+  private ByteLevelBpeTokenizer javaTokenizer; // null where the tokenizer shape is not supported
   private JinjaChatTemplate template;
   private Map<String, Object> shortContext;
   private Map<String, Object> longContext;
@@ -81,6 +83,9 @@ public class PromptEncodingBenchmark {
     encoder = hf.exactEncoder().orElseThrow();
     tokenizer = hf.tokenizer().orElseThrow();
     template = hf.chatTemplate().orElseThrow();
+    javaTokenizer =
+        ByteLevelBpeTokenizer.load(hf.directory().resolve("tokenizer.json"), tokenizer)
+            .orElse(null);
     plainEncoder =
         new TemplatedPromptEncoder(
             template, tokenizer, hf.specialTokens(), hf.imagePlaceholderId());
@@ -180,6 +185,22 @@ public class PromptEncodingBenchmark {
   @Benchmark
   public int[] tokenize8k() throws Exception {
     return tokenizer.encode(longPrompt, false);
+  }
+
+  /** Pure-Java byte-level BPE, pre-token cache warm (Qwen only; LLaVA returns null). */
+  @Benchmark
+  public int[] tokenize8kJava() throws Exception {
+    return javaTokenizer == null ? null : javaTokenizer.encode(longPrompt, false);
+  }
+
+  /** Pure-Java byte-level BPE with its pre-token cache cleared first (first-time text). */
+  @Benchmark
+  public int[] tokenize8kJavaColdCache() throws Exception {
+    if (javaTokenizer == null) {
+      return null;
+    }
+    javaTokenizer.clearCache();
+    return javaTokenizer.encode(longPrompt, false);
   }
 
   @Benchmark

@@ -52,6 +52,14 @@ public final class HfModel {
   public static final String SEGMENT_CACHE_PROPERTY = "sightline.prompt.segment-cache-chars";
 
   public static final long DEFAULT_SEGMENT_CACHE_CHARS = 4_000_000L;
+
+  /**
+   * System property: {@code djl} (default) tokenizes with DJL; {@code java} uses {@link
+   * ByteLevelBpeTokenizer} where the tokenizer.json shape allows (Qwen-style byte-level BPE), DJL
+   * elsewhere.
+   */
+  public static final String TOKENIZER_PROPERTY = "sightline.prompt.tokenizer";
+
   private static final List<String> PLACEHOLDER_TOKENS =
       List.of("<|image_pad|>", "<image>", "<|image|>", "<start_of_image>");
 
@@ -83,12 +91,19 @@ public final class HfModel {
                 || truthy(tokenizerConfig.get("strip_accents"))
                 || truthy(tokenizerConfig.get("add_prefix_space"));
         this.tokenizer = DjlTokenizer.load(directory, rewrites);
+        TokenizerSpi base = tokenizer;
+        if (!rewrites && "java".equalsIgnoreCase(System.getProperty(TOKENIZER_PROPERTY, "djl"))) {
+          base =
+              ByteLevelBpeTokenizer.load(tokenizerJson, tokenizer)
+                  .<TokenizerSpi>map(t -> t)
+                  .orElse(tokenizer);
+        }
         this.encodingTokenizer =
             rewrites
                 ? tokenizer
-                : SegmentCachingTokenizer.create(tokenizer, tokenizerJson, segmentCacheChars())
+                : SegmentCachingTokenizer.create(base, tokenizerJson, segmentCacheChars())
                     .<TokenizerSpi>map(t -> t)
-                    .orElse(tokenizer);
+                    .orElse(base);
       } catch (IOException | RuntimeException e) {
         throw new HfModelException("cannot load " + tokenizerJson + ": " + e.getMessage(), e);
       }
