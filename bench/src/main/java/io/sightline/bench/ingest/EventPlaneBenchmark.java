@@ -88,7 +88,12 @@ public class EventPlaneBenchmark {
     index = new KvIndex(StoredBlockConverter.textOnly(BLOCK_SIZE));
     if (plane.equals("nats")) {
       String url = System.getenv().getOrDefault("NATS_URL", "nats://127.0.0.1:4222");
-      nats = Nats.connect(url);
+      nats =
+          Nats.connect(
+              new io.nats.client.Options.Builder()
+                  .server(url)
+                  .errorListener(new io.sightline.router.ingest.NatsErrorListener())
+                  .build());
       String id = UUID.randomUUID().toString().replace("-", "");
       natsBus =
           new NatsKvEventBus(

@@ -75,6 +75,7 @@ public class IngestAutoConfiguration {
               .connectionName("sightline-router-" + props.effectiveNodeId())
               .maxReconnects(-1)
               .reconnectWait(Duration.ofMillis(500))
+              .errorListener(new NatsErrorListener())
               .build();
       return Nats.connect(options);
     }
