@@ -11,12 +11,16 @@ import java.util.logging.Level;
 import java.util.logging.Logger;
 
 /**
- * Self-registration with the Sightline registry, as a real worker's sidecar would do: {@code POST
- * {registry}/v1/admin/workers} with a {@code worker-instance.v1} body carrying a lease TTL, then a
- * heartbeat every TTL/3 ({@code POST …/v1/admin/workers/{id}/heartbeat}); a 404 on heartbeat (lease
- * lapsed, e.g. after a crash) triggers a fresh registration. While the worker is crashed no
- * heartbeats are sent, so the lease lapses as it would for a dead process. Body fields follow
- * registry-service's {@code WorkerInstance} / {@code KvEventSource} JSON (snake_case).
+ * Self-registration with the Sightline registry (registry-service {@code RegistryRoutes}), as a
+ * real worker's sidecar would do: {@code POST {registry}/v1/admin/workers?lease=true} with a {@code
+ * worker-instance.v1} body carrying a lease TTL ({@code 409} = the id still exists: {@code PUT
+ * …/workers/{id}?lease=true} instead), then a heartbeat every TTL/3 ({@code POST
+ * …/v1/admin/workers/{id}/heartbeat}, 204); a 404 on heartbeat (lease lapsed, e.g. after a crash)
+ * triggers a fresh registration. While the worker is crashed no heartbeats are sent, so the lease
+ * lapses as it would for a dead process. Body fields follow registry-service's {@code
+ * WorkerInstance} / {@code KvEventSource} JSON (snake_case). The registry's admin token, when it
+ * has one, comes from {@code -Dsightline.registry.token} or {@code SIGHTLINE_REGISTRY_TOKEN}; the
+ * model card must be registered first (the registry rejects workers of unknown models).
  */
 final class RegistryRegistration {
   private static final Logger LOG = Logger.getLogger(RegistryRegistration.class.getName());
@@ -47,12 +51,7 @@ final class RegistryRegistration {
     }
     if (registered) {
       try {
-        http.send(
-            HttpRequest.newBuilder(URI.create(registry + "/v1/admin/workers/" + worker.workerId()))
-                .timeout(Duration.ofSeconds(2))
-                .DELETE()
-                .build(),
-            HttpResponse.BodyHandlers.discarding());
+        send("DELETE", "/v1/admin/workers/" + worker.workerId(), null);
       } catch (Exception e) {
         LOG.log(Level.FINE, "deregistration failed", e);
       }
@@ -65,7 +64,7 @@ final class RegistryRegistration {
       try {
         if (worker.isUp()) {
           if (!registered) {
-            registered = post("/v1/admin/workers", body());
+            registered = register();
           } else if (!post("/v1/admin/workers/" + worker.workerId() + "/heartbeat", null)) {
             registered = false;
           }
@@ -80,21 +79,46 @@ final class RegistryRegistration {
     }
   }
 
+  private boolean register() throws Exception {
+    ObjectNode body = body();
+    int status = send("POST", "/v1/admin/workers?lease=true", body);
+    if (status == 409) {
+      status = send("PUT", "/v1/admin/workers/" + worker.workerId() + "?lease=true", body);
+    }
+    return status / 100 == 2;
+  }
+
   private boolean post(String path, ObjectNode body) throws Exception {
+    return send("POST", path, body) / 100 == 2;
+  }
+
+  private int send(String method, String path, ObjectNode body) throws Exception {
     HttpRequest.Builder b =
         HttpRequest.newBuilder(URI.create(registry + path))
             .timeout(Duration.ofSeconds(3))
             .header("Content-Type", "application/json");
-    b.POST(
+    String token = token();
+    if (token != null) {
+      b.header("Authorization", "Bearer " + token);
+    }
+    b.method(
+        method,
         body == null
             ? HttpRequest.BodyPublishers.noBody()
             : HttpRequest.BodyPublishers.ofString(Json.MAPPER.writeValueAsString(body)));
     HttpResponse<String> r = http.send(b.build(), HttpResponse.BodyHandlers.ofString());
     if (r.statusCode() / 100 != 2) {
-      LOG.fine(() -> "registry " + path + " -> " + r.statusCode() + " " + r.body());
-      return false;
+      LOG.fine(() -> "registry " + method + " " + path + " -> " + r.statusCode() + " " + r.body());
     }
-    return true;
+    return r.statusCode();
+  }
+
+  private static String token() {
+    String t = System.getProperty("sightline.registry.token");
+    if (t == null || t.isBlank()) {
+      t = System.getenv("SIGHTLINE_REGISTRY_TOKEN");
+    }
+    return t == null || t.isBlank() ? null : t;
   }
 
   ObjectNode body() {

@@ -279,7 +279,8 @@ public final class SimulatedWorker implements AutoCloseable {
     return trtEvents;
   }
 
-  VllmZmqPublisher publisher() {
+  /** The vLLM event publisher, or null (TRT-LLM, events off, crashed). */
+  public VllmZmqPublisher publisher() {
     return publisher;
   }
 

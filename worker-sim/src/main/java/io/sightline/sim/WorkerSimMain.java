@@ -97,6 +97,11 @@ public final class WorkerSimMain implements Callable<Integer> {
   @Option(names = "--registry", description = "Registry base URL to self-register with.")
   String registry;
 
+  @Option(
+      names = "--registry-token",
+      description = "Registry admin token (else $SIGHTLINE_REGISTRY_TOKEN).")
+  String registryToken;
+
   @Option(names = "--worker-id", description = "Worker id prefix for registration.")
   String workerId;
 
@@ -105,6 +110,9 @@ public final class WorkerSimMain implements Callable<Integer> {
 
   @Override
   public Integer call() throws Exception {
+    if (registryToken != null) {
+      System.setProperty("sightline.registry.token", registryToken);
+    }
     SimOptions options =
         SimOptions.defaults()
             .withDialect(Dialect.parse(dialect))

@@ -99,7 +99,10 @@ class VllmKvEventsTest {
       sub.setReceiveTimeOut(300);
       assertThat(sub.recv()).isNull();
 
-      ZMQ.Socket dealer = ctx.createSocket(SocketType.DEALER);
+      // The replay client gets its own context, as a router's replay client would (sharing the
+      // busy SUB's context made the first request go unanswered now and then on this box).
+      ZContext replayCtx = new ZContext();
+      ZMQ.Socket dealer = replayCtx.createSocket(SocketType.DEALER);
       dealer.setReceiveTimeOut(1000);
       dealer.connect(worker.replayEndpoint());
       byte[] empty = null;
@@ -114,7 +117,12 @@ class VllmKvEventsTest {
         if (empty == null) {
           empty = dealer.recv();
         }
-        assertThat(empty).isNotNull().isEmpty();
+        assertThat(empty)
+            .as(
+                "replay reply from %s (requests served: %d)",
+                worker.replayEndpoint(), worker.publisher().replayRequests())
+            .isNotNull()
+            .isEmpty();
         empty = null;
         long seq = ByteBuffer.wrap(dealer.recv()).getLong();
         byte[] payload = dealer.recv();
@@ -126,6 +134,7 @@ class VllmKvEventsTest {
         assertThat(unpackBatch(payload)).isNotEmpty();
       }
       assertThat(replayed).containsExactly(nextSeq, nextSeq + 1);
+      replayCtx.close();
 
       // AllBlocksCleared on a cache reset (after re-enabling delivery).
       worker.faults().clear();

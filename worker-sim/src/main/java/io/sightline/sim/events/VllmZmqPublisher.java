@@ -37,8 +37,6 @@ public final class VllmZmqPublisher implements AutoCloseable {
   private record Buffered(long seq, byte[] payload) {}
 
   private final ZContext context;
-  private final ZMQ.Socket pub;
-  private final ZMQ.Socket replay;
   private final byte[] topic;
   private final VllmEventEncoder encoder;
   private final int dpRank;
@@ -49,6 +47,7 @@ public final class VllmZmqPublisher implements AutoCloseable {
   private final AtomicLong dropped = new AtomicLong();
   private final AtomicLong enqueued = new AtomicLong();
   private final AtomicLong handled = new AtomicLong();
+  private final AtomicLong replayRequests = new AtomicLong();
   private final Thread thread;
   private final int pubPort;
   private final int replayPort;
@@ -82,24 +81,50 @@ public final class VllmZmqPublisher implements AutoCloseable {
     this.encoder = new VllmEventEncoder(format, blockSize);
     this.dpRank = dpRank;
     this.bufferSteps = bufferSteps;
+    // The sockets are created, bound and used by the one thread that owns them (the ZMQ rule);
+    // the constructor waits for the bound ports.
+    java.util.concurrent.CompletableFuture<int[]> bound =
+        new java.util.concurrent.CompletableFuture<>();
+    thread =
+        Thread.ofPlatform()
+            .daemon()
+            .name("sim-zmq")
+            .start(
+                () -> {
+                  ZMQ.Socket p = null;
+                  ZMQ.Socket r = null;
+                  try {
+                    p = context.createSocket(SocketType.PUB);
+                    p.setSndHWM(100_000);
+                    p.setLinger(0);
+                    int pp = bind(p, host, pubPort);
+                    int rp = -1;
+                    if (replayPort >= 0) {
+                      r = context.createSocket(SocketType.ROUTER);
+                      r.setLinger(0);
+                      rp = bind(r, host, replayPort);
+                    }
+                    bound.complete(new int[] {pp, rp});
+                  } catch (RuntimeException e) {
+                    bound.completeExceptionally(e);
+                    return;
+                  }
+                  loop(p, r);
+                });
     try {
-      pub = context.createSocket(SocketType.PUB);
-      pub.setSndHWM(100_000);
-      pub.setLinger(0);
-      this.pubPort = bind(pub, host, pubPort);
-      if (replayPort >= 0) {
-        replay = context.createSocket(SocketType.ROUTER);
-        replay.setLinger(0);
-        this.replayPort = bind(replay, host, replayPort);
-      } else {
-        replay = null;
-        this.replayPort = -1;
-      }
-    } catch (RuntimeException e) {
+      int[] ports = bound.get(10, TimeUnit.SECONDS);
+      this.pubPort = ports[0];
+      this.replayPort = ports[1];
+    } catch (java.util.concurrent.ExecutionException e) {
       context.close();
-      throw e;
+      throw e.getCause() instanceof RuntimeException re ? re : new IllegalStateException(e);
+    } catch (InterruptedException | java.util.concurrent.TimeoutException e) {
+      context.close();
+      if (e instanceof InterruptedException) {
+        Thread.currentThread().interrupt();
+      }
+      throw new IllegalStateException("ZMQ sockets not bound", e);
     }
-    thread = Thread.ofPlatform().daemon().name("sim-zmq-" + this.pubPort).start(this::loop);
   }
 
   private static int bind(ZMQ.Socket socket, String host, int port) {
@@ -148,6 +173,11 @@ public final class VllmZmqPublisher implements AutoCloseable {
     return published.get();
   }
 
+  /** Replay requests served so far. */
+  public long replayRequests() {
+    return replayRequests.get();
+  }
+
   /** Batches withheld by fault injection so far. */
   public long droppedBatches() {
     return dropped.get();
@@ -158,19 +188,19 @@ public final class VllmZmqPublisher implements AutoCloseable {
     return handled.get() == enqueued.get();
   }
 
-  private void loop() {
+  private void loop(ZMQ.Socket pub, ZMQ.Socket replay) {
     while (running) {
       try {
         Item item = queue.poll(2, TimeUnit.MILLISECONDS);
         while (item != null) {
           try {
-            handle(item);
+            handle(pub, item);
           } finally {
             handled.incrementAndGet();
           }
           item = queue.poll();
         }
-        serveReplay();
+        serveReplay(replay);
       } catch (InterruptedException e) {
         Thread.currentThread().interrupt();
         return;
@@ -182,7 +212,7 @@ public final class VllmZmqPublisher implements AutoCloseable {
     }
   }
 
-  private void handle(Item item) {
+  private void handle(ZMQ.Socket pub, Item item) {
     if (item.restart()) {
       nextSeq = 0;
       buffer.clear();
@@ -206,7 +236,7 @@ public final class VllmZmqPublisher implements AutoCloseable {
     published.incrementAndGet();
   }
 
-  private void serveReplay() {
+  private void serveReplay(ZMQ.Socket replay) {
     if (replay == null) {
       return;
     }
@@ -226,6 +256,7 @@ public final class VllmZmqPublisher implements AutoCloseable {
         continue;
       }
       long start = ByteBuffer.wrap(last).getLong();
+      replayRequests.incrementAndGet();
       for (Buffered b : buffer) {
         if (b.seq() >= start) {
           replay.sendMore(identity);
