@@ -161,10 +161,22 @@ public final class RouterEngine implements RoutingService {
   private RouteDecision decide(RouteRequest req, boolean commit) {
     long t0 = System.nanoTime();
     validate(req);
+    List<WorkerInstance> workers = registry.workers(req.model());
+    if (workers.isEmpty()) {
+      // checked before any runtime exists, so client-chosen model names cannot grow our state
+      boolean known = registry.model(req.model()).isPresent();
+      metrics.rejected(known ? req.model() : "unknown");
+      if (!known) {
+        throw new RoutingException(
+            404, "model_not_found", "model '" + req.model() + "' has no card and no workers");
+      }
+      throw new RoutingException(
+          503, "no_workers", "no worker is registered for model '" + req.model() + "'");
+    }
     ModelRuntime rt = runtimes.forModel(req.model());
     List<WorkerCandidate> candidates = new ArrayList<>();
     Map<String, WorkerInstance> byId = new HashMap<>();
-    for (WorkerInstance w : registry.workers(req.model())) {
+    for (WorkerInstance w : workers) {
       byId.put(w.id(), w);
       boolean draining = w.state() == WorkerState.DRAINING;
       for (int r = 0; r < ranks(w); r++) {
@@ -178,15 +190,6 @@ public final class RouterEngine implements RoutingService {
                 0,
                 metricsSource.metrics(w.id(), r)));
       }
-    }
-    if (candidates.isEmpty()) {
-      metrics.decision(rt, rt.defaultMode(), "rejected");
-      if (rt.card() == null) {
-        throw new RoutingException(
-            404, "model_not_found", "model '" + req.model() + "' has no card and no workers");
-      }
-      throw new RoutingException(
-          503, "no_workers", "no worker is registered for model '" + rt.name() + "'");
     }
     PreparedRequest prepared = preparer.prepare(rt, req);
     if (prepared.fallbackReason() != null) {

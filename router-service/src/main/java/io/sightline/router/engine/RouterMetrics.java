@@ -61,6 +61,15 @@ public final class RouterMetrics {
         .increment();
   }
 
+  /** A request rejected before a runtime was resolved; {@code model} must be a card name. */
+  void rejected(String model) {
+    Counter.builder("sightline_router_decisions")
+        .description("routing decisions")
+        .tags(Tags.of("model", model, "mode", "none", "outcome", "rejected"))
+        .register(registry)
+        .increment();
+  }
+
   void overlap(ModelRuntime rt, int overlap, int total) {
     DistributionSummary.builder("sightline_router_overlap_ratio")
         .description("overlap blocks / total blocks of routed requests")

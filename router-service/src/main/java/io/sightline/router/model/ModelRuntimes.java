@@ -117,7 +117,15 @@ public final class ModelRuntimes implements KvEventSink, AutoCloseable {
   public ModelRuntime forModel(String nameOrAlias) {
     Optional<ModelCard> card = registry.model(nameOrAlias);
     if (card.isEmpty()) {
-      return runtimes.computeIfAbsent(nameOrAlias, n -> unknown(n, null));
+      ModelRuntime known = runtimes.get(nameOrAlias);
+      if (known != null) {
+        return known;
+      }
+      ModelRuntime fresh = unknown(nameOrAlias, null);
+      // keep it only for a name workers actually serve: arbitrary names must not grow the map
+      return registry.workers(nameOrAlias).isEmpty()
+          ? fresh
+          : runtimes.computeIfAbsent(nameOrAlias, n -> fresh);
     }
     String name = card.get().name();
     ModelRuntime rt = runtimes.get(name);

@@ -295,6 +295,14 @@ class RouterEngineTest {
             RouterFixture.storeWith(RouterFixture.textCard("m", 4)), new InMemoryStateHub(), "r1");
     assertThatThrownBy(() -> router.engine.route(completion("nope", range(0, 8))))
         .isInstanceOfSatisfying(RoutingException.class, e -> assertThat(e.status()).isEqualTo(404));
+    for (int i = 0; i < 50; i++) {
+      String junk = "junk-" + i;
+      assertThatThrownBy(() -> router.engine.explain(completion(junk, range(0, 8))))
+          .isInstanceOf(RoutingException.class);
+    }
+    assertThat(router.runtimes.all())
+        .as("client-chosen model names never create router state")
+        .allSatisfy(rt -> assertThat(rt.name()).isEqualTo("m"));
     assertThatThrownBy(() -> router.engine.route(completion("m", range(0, 8))))
         .isInstanceOfSatisfying(
             RoutingException.class, e -> assertThat(e.code()).isEqualTo("no_workers"));
