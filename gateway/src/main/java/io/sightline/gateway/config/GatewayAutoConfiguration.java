@@ -281,18 +281,22 @@ public class GatewayAutoConfiguration {
     return new RegistryModelCatalog(client);
   }
 
-  /** The in-process router bean if one exists, else the HTTP client to {@code router-url}. */
+  /**
+   * The router: the HTTP client to {@code router-url} when that is set (explicit configuration
+   * wins, so a gateway process that also has the router library on its class path still talks to
+   * the router service), else the in-process {@link RoutingService} bean.
+   */
   static RoutingService router(ObjectProvider<RoutingService> router, GatewayProperties props) {
-    RoutingService r = router.getIfAvailable();
-    if (r != null) {
-      return r;
+    if (props.getRouterUrl() != null && !props.getRouterUrl().isBlank()) {
+      return new HttpRoutingService(
+          props.getRouterUrl(), Duration.ofSeconds(2), Duration.ofSeconds(10));
     }
-    if (props.getRouterUrl() == null || props.getRouterUrl().isBlank()) {
+    RoutingService r = router.getIfAvailable();
+    if (r == null) {
       throw new IllegalStateException(
           "No RoutingService bean and no sightline.gateway.router-url: embed the router or point"
               + " the gateway at a router service");
     }
-    return new HttpRoutingService(
-        props.getRouterUrl(), Duration.ofSeconds(2), Duration.ofSeconds(10));
+    return r;
   }
 }

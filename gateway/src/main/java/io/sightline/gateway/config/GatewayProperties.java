@@ -36,8 +36,8 @@ public class GatewayProperties {
   private String redisKeyPrefix = "sightline:gw:";
 
   /**
-   * Base URL of a remote router service ({@code POST /v1/route}, {@code /v1/release}). Empty: use
-   * the in-process routing bean.
+   * Base URL of a remote router service ({@code POST /v1/route}, {@code /v1/release}). When set it
+   * is used even if a router runs in this JVM; empty: use the in-process routing bean.
    */
   private String routerUrl = "";
 
