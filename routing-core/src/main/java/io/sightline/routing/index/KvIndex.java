@@ -605,7 +605,7 @@ public final class KvIndex {
       }
       if (nowMs - lastSweepMs >= SWEEP_INTERVAL_MS) {
         lastSweepMs = nowMs;
-        sweepExpiredLocked(nowMs);
+        sweepExpiredLocked(nowMs, true);
       }
     } finally {
       predLock.unlock();
@@ -618,21 +618,29 @@ public final class KvIndex {
     try {
       long nowMs = nowMillis();
       lastSweepMs = nowMs;
-      sweepExpiredLocked(nowMs);
+      sweepExpiredLocked(nowMs, false);
     } finally {
       predLock.unlock();
     }
   }
 
-  private void sweepExpiredLocked(long nowMs) {
+  /**
+   * Drops expired predictions. On the routing path ({@code stopAtLive}) it walks from the least
+   * recently predicted entry and stops at the first live one, so the cost is proportional to what
+   * expired (exact when all predictions share one TTL, as per mode they do); expired entries left
+   * behind are ignored by queries and go with LRU eviction or a full sweep.
+   */
+  private void sweepExpiredLocked(long nowMs, boolean stopAtLive) {
     int now = (int) nowMs;
     Iterator<PredKey> it = predLru.keySet().iterator();
     while (it.hasNext()) {
       PredKey k = it.next();
       long e = k.node.entryOf(holderId(k.slot, CODE_PREDICTED));
-      if (e != NONE && (int) e - now <= 0) {
+      if (e == NONE || (int) e - now <= 0) {
         it.remove();
         releasePredicted(k);
+      } else if (stopAtLive) {
+        return;
       }
     }
   }
