@@ -124,6 +124,28 @@ class FaultsAndMetricsTest {
   }
 
   @Test
+  void crashWithRestartDelayComesBackByItself() throws Exception {
+    try (SimulatedWorker w = SimulatedWorker.start(fast())) {
+      w.faults().crashAfterTokens(0, 300L);
+      try {
+        SimClient.post(w.baseUrl() + "/v1/chat/completions", SimClient.chat("m", "boom", 2));
+      } catch (IOException expected) {
+        // the connection is dropped
+      }
+      long deadline = System.currentTimeMillis() + 10_000;
+      while (!w.isReady() && System.currentTimeMillis() < deadline) {
+        Thread.sleep(50);
+      }
+      assertThat(w.isReady()).isTrue();
+      assertThat(w.faults().crashAfterTokens()).isNull(); // the crash fault fires once
+      assertThat(
+              SimClient.post(w.baseUrl() + "/v1/chat/completions", SimClient.chat("m", "ok", 2))
+                  .status())
+          .isEqualTo(200);
+    }
+  }
+
+  @Test
   void hangAfterTokensStallsUntilCleared() throws Exception {
     try (SimulatedWorker w = SimulatedWorker.start(fast())) {
       SimClient.post(w.baseUrl() + "/sim/faults", "{\"hangAfterTokens\":2}");
