@@ -14,6 +14,7 @@ import io.sightline.gateway.auth.ApiKeyAuthenticator;
 import io.sightline.gateway.auth.ApiKeyHasher;
 import io.sightline.gateway.auth.ApiKeyStore;
 import io.sightline.gateway.auth.ConfiguredApiKeyStore;
+import io.sightline.gateway.auth.EtcdApiKeyStore;
 import io.sightline.gateway.backend.BackendShaper;
 import io.sightline.gateway.backend.TrtllmBackendShaper;
 import io.sightline.gateway.backend.VllmBackendShaper;
@@ -70,7 +71,14 @@ public class GatewayAutoConfiguration {
   @Bean
   @ConditionalOnMissingBean
   public ApiKeyStore sightlineApiKeyStore(GatewayProperties props) {
-    return new ConfiguredApiKeyStore(props.getAuth().getKeys());
+    ConfiguredApiKeyStore configured = new ConfiguredApiKeyStore(props.getAuth().getKeys());
+    List<String> endpoints = props.getAuth().getEtcdEndpoints();
+    if (endpoints == null || endpoints.isEmpty()) {
+      return configured;
+    }
+    io.etcd.jetcd.Client etcd =
+        io.etcd.jetcd.Client.builder().endpoints(endpoints.toArray(String[]::new)).build();
+    return new EtcdApiKeyStore(etcd, props.getAuth().getEtcdPrefix(), configured);
   }
 
   @Bean

@@ -118,6 +118,15 @@ public class GatewayProperties {
     /** The keys, stored as hashes only. */
     @Valid private List<Key> keys = new ArrayList<>();
 
+    /**
+     * etcd endpoints holding more keys (the registry's etcd in distributed deployments), e.g.
+     * {@code http://etcd:2379}. Empty: configuration only.
+     */
+    private List<String> etcdEndpoints = new ArrayList<>();
+
+    /** Prefix of the API key records in etcd (one JSON value per key). */
+    private String etcdPrefix = "/sightline/apikeys/";
+
     public boolean isEnabled() {
       return enabled;
     }
@@ -152,6 +161,22 @@ public class GatewayProperties {
 
     public List<Key> getKeys() {
       return keys;
+    }
+
+    public List<String> getEtcdEndpoints() {
+      return etcdEndpoints;
+    }
+
+    public void setEtcdEndpoints(List<String> etcdEndpoints) {
+      this.etcdEndpoints = etcdEndpoints;
+    }
+
+    public String getEtcdPrefix() {
+      return etcdPrefix;
+    }
+
+    public void setEtcdPrefix(String etcdPrefix) {
+      this.etcdPrefix = etcdPrefix;
     }
 
     public void setKeys(List<Key> keys) {
