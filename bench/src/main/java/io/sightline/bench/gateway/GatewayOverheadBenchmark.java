@@ -120,6 +120,10 @@ public class GatewayOverheadBenchmark {
                 "server.port=0",
                 "logging.level.root=WARN",
                 "management.health.redis.enabled=false",
+                // Only the gateway is measured: no in-JVM router engine or event ingestion
+                // running beside it (the single-worker router below stands in).
+                "sightline.router.enabled=false",
+                "sightline.ingest.enabled=false",
                 "spring.main.banner-mode=off")
             .run();
     return "http://127.0.0.1:" + gateway.getEnvironment().getProperty("local.server.port");
