@@ -281,7 +281,6 @@ final class SimHttpHandler implements HttpHandler {
       case "GET" -> sendJson(ex, 200, worker.faults().toJson());
       case "DELETE" -> {
         worker.faults().clear();
-        worker.faultsChanged();
         sendJson(ex, 200, worker.faults().toJson());
       }
       case "POST", "PUT" -> {
@@ -293,7 +292,6 @@ final class SimHttpHandler implements HttpHandler {
           sendJson(ex, 400, Json.error(400, "BadRequestError", e.getMessage(), null));
           return;
         }
-        worker.faultsChanged();
         sendJson(ex, 200, worker.faults().toJson());
       }
       default -> requireMethod(ex, method, "POST");

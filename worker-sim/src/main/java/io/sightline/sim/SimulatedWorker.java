@@ -89,6 +89,9 @@ public final class SimulatedWorker implements AutoCloseable {
             ? new TrtllmEventQueue(
                 options.numBlocks(), options.numBlocks() * blockSize, options.dpRank(), 100_000)
             : null;
+    if (trtEvents != null) {
+      trtEvents.setDropFraction(faults::dropEventFraction);
+    }
     this.zmqPort = options.zmqPort();
     this.replayPort = options.replayPort();
     this.httpPort = options.port();
@@ -145,7 +148,7 @@ public final class SimulatedWorker implements AutoCloseable {
               options.effectiveBlockSize(),
               options.dpRank(),
               10_000);
-      publisher.setDropFraction(faults.dropEventFraction());
+      publisher.setDropFraction(faults::dropEventFraction);
       zmqPort = publisher.pubPort();
       replayPort = publisher.replayPort();
     }
@@ -231,25 +234,15 @@ public final class SimulatedWorker implements AutoCloseable {
     cache.clear();
   }
 
-  /** Applies the fault settings' side channels (event drop rate) after a change. */
-  void faultsChanged() {
-    VllmZmqPublisher p = publisher;
-    if (p != null) {
-      p.setDropFraction(faults.dropEventFraction());
-    }
-    if (trtEvents != null) {
-      trtEvents.setDropFraction(faults.dropEventFraction());
-    }
-  }
-
   public Faults faults() {
     return faults;
   }
 
-  /** Applies the faults' event-drop fraction now (call after changing {@link #faults()}). */
-  public void applyFaults() {
-    faultsChanged();
-  }
+  /**
+   * No-op kept for compatibility: every fault setting, including the event-drop fraction, is read
+   * live from {@link #faults()}.
+   */
+  public void applyFaults() {}
 
   public SimOptions options() {
     return options;

@@ -91,7 +91,6 @@ class VllmKvEventsTest {
 
       // Drop every batch: the subscriber sees nothing, replay returns the missed ones.
       worker.faults().dropEventFraction(1.0);
-      worker.applyFaults();
       long nextSeq = received.getLast().seq() + 1;
       completion(worker, 100, 48);
       completion(worker, 101, 48);
@@ -138,7 +137,6 @@ class VllmKvEventsTest {
 
       // AllBlocksCleared on a cache reset (after re-enabling delivery).
       worker.faults().clear();
-      worker.applyFaults();
       worker.clearCache();
       worker.flushEvents();
       sub.setReceiveTimeOut(5000);

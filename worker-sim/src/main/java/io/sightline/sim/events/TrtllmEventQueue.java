@@ -37,7 +37,7 @@ public final class TrtllmEventQueue {
   private final int maxSize;
   private final ArrayDeque<ObjectNode> queue = new ArrayDeque<>();
   private long nextId;
-  private volatile double dropFraction;
+  private volatile java.util.function.DoubleSupplier dropFraction = () -> 0.0;
 
   public TrtllmEventQueue(int numBlocks, int windowSize, int dpRank, int maxSize) {
     this.numBlocks = numBlocks;
@@ -57,7 +57,13 @@ public final class TrtllmEventQueue {
   }
 
   public void setDropFraction(double fraction) {
-    this.dropFraction = Math.clamp(fraction, 0.0, 1.0);
+    double f = Math.clamp(fraction, 0.0, 1.0);
+    this.dropFraction = () -> f;
+  }
+
+  /** Reads the drop fraction from {@code source} for every event (live fault settings). */
+  public void setDropFraction(java.util.function.DoubleSupplier source) {
+    this.dropFraction = source;
   }
 
   /** Appends the events of one cache operation. */
@@ -86,7 +92,7 @@ public final class TrtllmEventQueue {
 
   private void add(ObjectNode data, boolean droppable) {
     long id = nextId++;
-    double drop = dropFraction;
+    double drop = dropFraction.getAsDouble();
     if (droppable && drop > 0 && ThreadLocalRandom.current().nextDouble() < drop) {
       return;
     }

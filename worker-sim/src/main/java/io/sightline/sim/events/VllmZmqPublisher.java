@@ -51,7 +51,7 @@ public final class VllmZmqPublisher implements AutoCloseable {
   private final Thread thread;
   private final int pubPort;
   private final int replayPort;
-  private volatile double dropFraction;
+  private volatile java.util.function.DoubleSupplier dropFraction = () -> 0.0;
   private volatile boolean running = true;
   private long nextSeq;
 
@@ -165,7 +165,13 @@ public final class VllmZmqPublisher implements AutoCloseable {
 
   /** Fraction of batches to number and buffer but not send (0 = none). */
   public void setDropFraction(double fraction) {
-    this.dropFraction = Math.clamp(fraction, 0.0, 1.0);
+    double f = Math.clamp(fraction, 0.0, 1.0);
+    this.dropFraction = () -> f;
+  }
+
+  /** Reads the drop fraction from {@code source} for every batch (live fault settings). */
+  public void setDropFraction(java.util.function.DoubleSupplier source) {
+    this.dropFraction = source;
   }
 
   /** Batches sent on the PUB socket so far. */
@@ -225,7 +231,7 @@ public final class VllmZmqPublisher implements AutoCloseable {
     while (buffer.size() > bufferSteps) {
       buffer.removeFirst();
     }
-    double drop = dropFraction;
+    double drop = dropFraction.getAsDouble();
     if (drop > 0 && ThreadLocalRandom.current().nextDouble() < drop) {
       dropped.incrementAndGet();
       return;
