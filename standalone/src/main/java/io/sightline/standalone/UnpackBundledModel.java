@@ -8,8 +8,8 @@ import java.nio.file.Path;
  * into a directory, for deployments whose router and workers read them from a shared volume (the
  * compose file's and the Helm chart's init step).
  *
- * <p>Usage: {@code java -Dloader.main=io.sightline.standalone.UnpackBundledModel -cp
- * sightline.jar org.springframework.boot.loader.launch.PropertiesLauncher TARGET_DIR}
+ * <p>Usage: {@code java -Dloader.main=io.sightline.standalone.UnpackBundledModel -cp sightline.jar
+ * org.springframework.boot.loader.launch.PropertiesLauncher TARGET_DIR}
  */
 public final class UnpackBundledModel {
   private UnpackBundledModel() {}
