@@ -30,6 +30,9 @@ import org.zeromq.ZMsg;
  *       {@link Listener#onResync} — the consumer must drop this endpoint's entries — followed by
  *       every batch the publisher still buffers (a best-effort rebuild), and the stream continues
  *       live. A batch that cannot be decoded counts as such a hole.
+ *   <li>After the SUB socket <em>re</em>connects (ZMQ socket monitor), the replay socket is asked
+ *       for everything after the last delivered batch right away, so batches lost while
+ *       disconnected are recovered even if the publisher stays idle.
  *   <li>A sequence that goes backwards to 0 (or a changed 16-byte publisher id in the widened
  *       sequence frame) is a restarted engine, whose cache starts empty: resync, then continue.
  *       Anything else below the expected sequence is a duplicate and is dropped.
@@ -42,6 +45,7 @@ public final class VllmEventStream implements AutoCloseable {
 
   private static final Logger LOG = Logger.getLogger(VllmEventStream.class.getName());
   private static final int REPLAY_ATTEMPTS = 2;
+  private static final AtomicLong MONITORS = new AtomicLong();
 
   /** Receives the stream's batches and state changes. */
   public interface Listener {
@@ -53,6 +57,9 @@ public final class VllmEventStream implements AutoCloseable {
 
     /** A hole was detected; {@code closed} says whether replay filled it. */
     default void onGap(long expected, long received, boolean closed) {}
+
+    /** The SUB socket reconnected to the publisher (a catch-up via replay follows). */
+    default void onReconnect() {}
 
     /** A batch failed to decode (it is then handled as an unfillable hole). */
     default void onDecodeError(long sequence, EventDecodeException error) {}
@@ -151,13 +158,21 @@ public final class VllmEventStream implements AutoCloseable {
 
   private void run() {
     ZMQ.Socket sub = context.createSocket(SocketType.SUB);
+    ZMQ.Socket monitor = null;
+    ZMQ.Poller poller = null;
     try {
       sub.setLinger(0);
-      sub.setReceiveTimeOut(100);
       sub.setRcvHWM(100_000);
       sub.setReconnectIVL(200);
       sub.setReconnectIVLMax(5000);
       sub.subscribe(config.topicPrefix().getBytes(java.nio.charset.StandardCharsets.UTF_8));
+      // Watch (re)connections: after one, ask the replay socket for what we missed even if the
+      // publisher stays idle (a sequence gap would only show with its next batch).
+      String monitorAddress = "inproc://vllm-kv-monitor-" + MONITORS.incrementAndGet();
+      sub.monitor(monitorAddress, ZMQ.EVENT_CONNECTED);
+      monitor = context.createSocket(SocketType.PAIR);
+      monitor.setLinger(0);
+      monitor.connect(monitorAddress);
       sub.connect(config.endpoint());
       if (config.replayEndpoint() != null && !config.replayEndpoint().isEmpty()) {
         replay = new VllmReplayClient(context, config.replayEndpoint(), config.replayTimeout());
@@ -165,31 +180,49 @@ public final class VllmEventStream implements AutoCloseable {
       if (expected < 0 && replay != null) {
         expected = 0; // catch up on history published before we connected
       }
+      poller = context.createPoller(2);
+      int subIndex = poller.register(sub, ZMQ.Poller.POLLIN);
+      int monitorIndex = poller.register(monitor, ZMQ.Poller.POLLIN);
       boolean caughtUp = expected < 0 || replay == null;
+      int connects = 0;
       while (running && !Thread.currentThread().isInterrupted()) {
         if (!caughtUp) {
-          // Proactively ask for anything buffered since our position, even if the publisher is
-          // idle; live messages queue in the SUB socket meanwhile.
+          // Ask for anything buffered since our position; live messages queue in the SUB socket
+          // meanwhile and duplicates are dropped by sequence.
           caughtUp = true;
-          catchUpOnStart();
+          catchUp();
         }
-        ZMsg msg = ZMsg.recvMsg(sub);
-        if (msg == null) {
+        if (poller.poll(100) <= 0) {
           continue;
         }
-        List<byte[]> frames = new ArrayList<>(3);
-        msg.forEach(f -> frames.add(f.getData()));
-        msg.destroy();
-        try {
-          handle(VllmKvMessage.fromFrames(frames));
-        } catch (EventDecodeException e) {
-          LOG.log(
-              Level.WARNING,
-              "vLLM KV event message from {0} dropped: {1}",
-              new Object[] {config.endpoint(), e.getMessage()});
-          listener.onDecodeError(-1, e);
-        } catch (RuntimeException e) {
-          LOG.log(Level.WARNING, "KV event listener failed for " + config.endpoint(), e);
+        if (poller.pollin(monitorIndex)) {
+          ZMQ.Event event;
+          while ((event = ZMQ.Event.recv(monitor, ZMQ.DONTWAIT)) != null) {
+            if (event.getEvent() == ZMQ.EVENT_CONNECTED && ++connects > 1) {
+              listener.onReconnect();
+              caughtUp = replay == null || expected < 0;
+            }
+          }
+        }
+        if (!poller.pollin(subIndex)) {
+          continue;
+        }
+        ZMsg msg;
+        while (running && (msg = ZMsg.recvMsg(sub, ZMQ.DONTWAIT)) != null) {
+          List<byte[]> frames = new ArrayList<>(3);
+          msg.forEach(f -> frames.add(f.getData()));
+          msg.destroy();
+          try {
+            handle(VllmKvMessage.fromFrames(frames));
+          } catch (EventDecodeException e) {
+            LOG.log(
+                Level.WARNING,
+                "vLLM KV event message from {0} dropped: {1}",
+                new Object[] {config.endpoint(), e.getMessage()});
+            listener.onDecodeError(-1, e);
+          } catch (RuntimeException e) {
+            LOG.log(Level.WARNING, "KV event listener failed for " + config.endpoint(), e);
+          }
         }
       }
     } catch (RuntimeException e) {
@@ -200,11 +233,17 @@ public final class VllmEventStream implements AutoCloseable {
       if (replay != null) {
         replay.close();
       }
+      if (poller != null) {
+        poller.close();
+      }
+      if (monitor != null) {
+        context.destroySocket(monitor);
+      }
       context.destroySocket(sub);
     }
   }
 
-  private void catchUpOnStart() {
+  private void catchUp() {
     try {
       List<VllmReplayClient.Replayed> batches = replay.replayFrom(expected);
       if (!batches.isEmpty() && batches.get(0).sequence() > expected) {

@@ -15,7 +15,7 @@ import org.zeromq.ZMsg;
  */
 final class FakeVllmPublisher implements AutoCloseable {
   private final ZContext ctx = new ZContext(1);
-  private final ZMQ.Socket pub;
+  private ZMQ.Socket pub;
   private final int pubPort;
   private final int replayPort;
   private final Deque<Object[]> buffer = new ArrayDeque<>();
@@ -91,6 +91,29 @@ final class FakeVllmPublisher implements AutoCloseable {
 
   void setReplayEnabled(boolean enabled) {
     this.replayEnabled = enabled;
+  }
+
+  /** Closes the PUB socket (subscribers see a disconnect). */
+  synchronized void closePub() {
+    ctx.destroySocket(pub);
+  }
+
+  /** Binds a new PUB socket on the same port (subscribers reconnect). */
+  synchronized void reopenPub() throws InterruptedException {
+    for (int attempt = 0; ; attempt++) {
+      try {
+        ZMQ.Socket s = ctx.createSocket(SocketType.PUB);
+        s.setLinger(0);
+        s.bind("tcp://127.0.0.1:" + pubPort);
+        pub = s;
+        return;
+      } catch (org.zeromq.ZMQException e) {
+        if (attempt > 50) {
+          throw e;
+        }
+        Thread.sleep(100);
+      }
+    }
   }
 
   /** Restart: sequence back to 0 and an empty buffer, as a new engine process. */

@@ -129,4 +129,45 @@ class VllmEventStreamTest {
       }
     }
   }
+
+  @Test
+  void aReconnectCatchesUpThroughReplayWithoutNewTraffic() throws Exception {
+    try (FakeVllmPublisher pub = new FakeVllmPublisher(100)) {
+      Recorder rec = new Recorder();
+      List<String> reconnects = new CopyOnWriteArrayList<>();
+      VllmEventStream.Listener listener =
+          new VllmEventStream.Listener() {
+            @Override
+            public void onBatch(long sequence, VllmEventBatch batch, boolean replayed) {
+              rec.onBatch(sequence, batch, replayed);
+            }
+
+            @Override
+            public void onResync(String reason) {
+              rec.onResync(reason);
+            }
+
+            @Override
+            public void onReconnect() {
+              reconnects.add("r");
+            }
+          };
+      try (VllmEventStream stream =
+          new VllmEventStream(
+              VllmEventStream.Config.of(pub.endpoint(), pub.replayEndpoint()), listener)) {
+        stream.start();
+        Thread.sleep(300);
+        pub.publish(batch(500), false);
+        await(() -> rec.log.size() == 1);
+        pub.closePub();
+        pub.publish(batch(501), true); // published while the subscriber is cut off
+        pub.publish(batch(502), true);
+        Thread.sleep(300);
+        pub.reopenPub();
+        await(() -> rec.log.size() == 3); // no further live batch is needed
+        assertThat(rec.log).containsExactly("0:500", "1:501", "2:502");
+        assertThat(reconnects).isNotEmpty();
+      }
+    }
+  }
 }
