@@ -91,7 +91,15 @@ public class RoutingController {
     }
     T request;
     try {
-      request = JSON.readValue(body, type);
+      JsonNode tree = JSON.readTree(body);
+      if (type == RouteRequest.class
+          && tree instanceof ObjectNode o
+          && !o.has("chat")
+          && o.path("body").isObject()) {
+        // "chat" omitted: a body with messages is a chat request, anything else a completion
+        o.put("chat", o.path("body").has("messages"));
+      }
+      request = JSON.treeToValue(tree, type);
     } catch (java.io.IOException e) {
       return error(400, "invalid_json", "malformed " + type.getSimpleName() + ": " + brief(e));
     }

@@ -141,6 +141,17 @@ class RoutingHttpApiTest {
     assertThat(bad.body()).doesNotContain("at io.sightline");
 
     assertThat(post("/v1/route", "").statusCode()).isEqualTo(400);
+    // "chat" may be omitted: inferred from the body (messages → chat)
+    HttpResponse<String> inferred =
+        post("/v1/explain", "{\"model\":\"m\",\"body\":{\"model\":\"m\",\"prompt\":[1,2,3,4]}}");
+    assertThat(inferred.statusCode()).as(inferred.body()).isEqualTo(200);
+    HttpResponse<String> chat =
+        post(
+            "/v1/explain",
+            "{\"model\":\"m\",\"body\":{\"messages\":[{\"role\":\"user\",\"content\":\"hi\"}]}}");
+    assertThat(chat.statusCode()).as(chat.body()).isEqualTo(200);
+    assertThat(RouterJson.mapper().readTree(chat.body()).at("/explanation/mode").asText())
+        .isEqualTo("approximate");
     assertThat(post("/v1/explain", "{\"model\":\"m\",\"body\":[1]}").statusCode()).isEqualTo(400);
     assertThat(post("/v1/release", "{}").statusCode()).isEqualTo(400);
     assertThat(post("/v1/release", "{\"routingId\":\"rt-unknown\"}").statusCode()).isEqualTo(200);
