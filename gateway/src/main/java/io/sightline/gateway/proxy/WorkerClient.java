@@ -51,6 +51,8 @@ public final class WorkerClient {
         .headers(
             h -> {
               h.set(HttpHeaderNames.CONTENT_TYPE, "application/json");
+              // A fixed length rather than chunked: some engine front-ends handle it better.
+              h.setInt(HttpHeaderNames.CONTENT_LENGTH, json.length);
               h.set(HttpHeaderNames.ACCEPT, stream ? "text/event-stream" : "application/json");
             })
         .post()
