@@ -109,6 +109,23 @@ class WorkerSimIngestionTest {
     assertThat(r.statusCode()).as(r.body()).isEqualTo(200);
   }
 
+  /** A request whose prompt is new (≥ 4 fresh blocks), so it always produces a stored batch. */
+  private void freshCompletion(SimulatedWorker w, int salt) throws Exception {
+    ObjectNode body = JSON.createObjectNode().put("model", "m").put("max_tokens", 2);
+    var prompt = body.putArray("prompt");
+    for (int i = 0; i < 80; i++) {
+      prompt.add(30000 + salt * 100 + i);
+    }
+    HttpResponse<String> r =
+        http.send(
+            HttpRequest.newBuilder(URI.create(w.baseUrl() + "/v1/completions"))
+                .header("Content-Type", "application/json")
+                .POST(HttpRequest.BodyPublishers.ofString(body.toString()))
+                .build(),
+            HttpResponse.BodyHandlers.ofString());
+    assertThat(r.statusCode()).as(r.body()).isEqualTo(200);
+  }
+
   private static SimOptions options(Dialect dialect) {
     return SimOptions.defaults()
         .withDialect(dialect)
@@ -165,7 +182,7 @@ class WorkerSimIngestionTest {
       w.flushEvents();
       w.faults().dropEventFraction(0);
       w.applyFaults();
-      completion(w, rnd); // a last batch reveals any hole at the tail
+      freshCompletion(w, 1); // a last (never fully cached) batch reveals any hole at the tail
       w.flushEvents();
       await(() -> sink.view().equals(truth(w)), Duration.ofSeconds(15));
       assertThat(
@@ -206,7 +223,7 @@ class WorkerSimIngestionTest {
       }
       w.faults().dropEventFraction(0);
       w.applyFaults();
-      completion(w, rnd);
+      freshCompletion(w, 2);
       await(
           () -> metrics.count("sightline.event.sequence.gaps", "dialect", "trtllm") > 0,
           Duration.ofSeconds(15));
