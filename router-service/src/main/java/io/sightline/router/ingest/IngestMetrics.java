@@ -23,6 +23,8 @@ import java.util.function.Supplier;
  *   <li>{@code sightline_event_replays_total{result}} — replay requests ({@code ok}/{@code
  *       failed});
  *   <li>{@code sightline_event_resyncs_total{dialect}} — clear-and-rebuild of a worker rank;
+ *   <li>{@code sightline_event_reconnects_total{dialect}} — event subscriptions re-established
+ *       (each followed by a replay catch-up);
  *   <li>{@code sightline_event_batches_published_total{dialect}} and {@code
  *       sightline_event_plane_errors_total} — bridge output and event-plane failures;
  *   <li>{@code sightline_scrape_failures_total{dialect}}, gauge {@code
@@ -85,6 +87,10 @@ public final class IngestMetrics {
 
   void replay(boolean ok) {
     counter("sightline.event.replays", "result", ok ? "ok" : "failed").increment();
+  }
+
+  void reconnect(String dialect) {
+    counter("sightline.event.reconnects", "dialect", dialect).increment();
   }
 
   void resync(String dialect) {

@@ -169,6 +169,11 @@ public final class VllmBridge implements WorkerBridge {
     }
 
     @Override
+    public void onReconnect() {
+      metrics.reconnect("vllm");
+    }
+
+    @Override
     public void onDecodeError(long sequence, EventDecodeException error) {
       metrics.adapterRejected("vllm", 1);
     }
