@@ -6,19 +6,18 @@ import io.sightline.router.api.RouteRequest;
 import io.sightline.router.api.RoutingException;
 import io.sightline.router.model.ModelRuntime;
 import io.sightline.routing.expansion.ExpansionException;
-import io.sightline.routing.expansion.ImageSlot;
 import io.sightline.routing.expansion.MmScheme;
 import io.sightline.routing.expansion.RoutingTokens;
 import io.sightline.routing.hashing.BlockHasher;
 import io.sightline.routing.multimodal.spec.ImageTokenCountException;
-import io.sightline.routing.multimodal.spec.ModelProcessorSpec;
 import io.sightline.routing.prompt.ApproximateEncoder;
 import io.sightline.routing.prompt.EncodedPrompt;
+import io.sightline.routing.prompt.ImageTokenEstimator;
 import io.sightline.routing.prompt.PromptEncoder;
 import io.sightline.routing.prompt.PromptEncodingException;
+import io.sightline.routing.prompt.PromptExpansion;
 import java.util.ArrayList;
 import java.util.List;
-import java.util.OptionalInt;
 
 /**
  * Request side of routing (dynamo.md §5 steps 4–5, DESIGN.md "routing-core: the pipeline" 2–5):
@@ -75,16 +74,13 @@ final class RequestPreparer {
         reason = "image_count_mismatch";
       } else {
         try {
-          List<ImageSlot> slots = slots(rt, enc, images);
-          for (ImageSlot s : slots) {
-            imageTokens += s.numTokens();
-          }
-          int placeholder =
-              enc.exact()
-                  ? rt.spec().map(ModelProcessorSpec::placeholderTokenId).orElse(-1)
-                  : ApproximateEncoder.IMAGE_MARKER;
-          OptionalInt bos = enc.exact() ? bosIfMissing(rt, enc.tokenIds()) : OptionalInt.empty();
-          routing = RoutingTokens.expand(enc.tokenIds(), placeholder, slots, rt.scheme(), bos);
+          // One expansion rule for router, worker-sim and CLI: exact prompts expand the spec's
+          // prompt placeholder into its full replacement (wrapper tokens included) and never
+          // prepend BOS (chat ids are already the engine's); approximate prompts expand markers.
+          routing =
+              PromptExpansion.expand(
+                  enc, rt.spec(), rt.estimator(), expansionImages(enc, images), rt.scheme());
+          imageTokens = routing.length() - (enc.tokenIds().length - enc.numImages());
         } catch (ImageTokenCountException e) {
           reason = "image_size_rejected";
           imageTokens = 0;
@@ -110,33 +106,21 @@ final class RequestPreparer {
     return chat ? encoder.encodeChat(body) : encoder.encodeCompletion(body);
   }
 
-  private static List<ImageSlot> slots(
-      ModelRuntime rt, EncodedPrompt enc, List<ResolvedImage> images)
-      throws ImageTokenCountException {
-    List<ImageSlot> slots = new ArrayList<>(images.size());
+  /** Request images in prompt order; approximate prompts assume llm-d's default when unsized. */
+  private static List<PromptExpansion.Image> expansionImages(
+      EncodedPrompt enc, List<ResolvedImage> images) {
+    List<PromptExpansion.Image> out = new ArrayList<>(images.size());
     for (ResolvedImage img : images) {
-      int n;
-      if (enc.exact() && rt.spec().isPresent()) {
-        n = rt.spec().get().numImageTokens(img.width(), img.height());
-      } else if (img.width() > 0 && img.height() > 0) {
-        n = rt.estimator().estimate(img.width(), img.height());
-      } else {
-        n = rt.estimator().estimateUnknown();
-      }
-      slots.add(new ImageSlot(img.mmHash(), n));
+      boolean sized = img.width() > 0 && img.height() > 0;
+      out.add(
+          sized || enc.exact()
+              ? new PromptExpansion.Image(img.mmHash(), img.width(), img.height())
+              : new PromptExpansion.Image(
+                  img.mmHash(),
+                  ImageTokenEstimator.DEFAULT_WIDTH,
+                  ImageTokenEstimator.DEFAULT_HEIGHT));
     }
-    return slots;
-  }
-
-  private static OptionalInt bosIfMissing(ModelRuntime rt, int[] ids) {
-    if (rt.spec().isEmpty()) {
-      return OptionalInt.empty();
-    }
-    OptionalInt bos = rt.spec().get().bosTokenId();
-    if (bos.isPresent() && ids.length > 0 && ids[0] == bos.getAsInt()) {
-      return OptionalInt.empty();
-    }
-    return bos;
+    return out;
   }
 
   private static String cacheSalt(JsonNode body) {
