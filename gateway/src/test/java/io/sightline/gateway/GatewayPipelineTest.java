@@ -52,8 +52,6 @@ import java.util.Base64;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
-import java.util.stream.Collectors;
-import java.util.stream.Stream;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
@@ -474,12 +472,6 @@ class GatewayPipelineTest {
             BadRequestException.class, e -> assertThat(e.getMessage()).contains("refused"));
   }
 
-  static Stream<String> malformed() throws IOException {
-    try (InputStream in = GatewayPipelineTest.class.getResourceAsStream("/images/malformed")) {
-      return new String(in.readAllBytes(), StandardCharsets.UTF_8).lines().toList().stream();
-    }
-  }
-
   @ParameterizedTest
   @ValueSource(
       strings = {
@@ -608,9 +600,5 @@ class GatewayPipelineTest {
           .doesNotContain("sk-bob")
           .doesNotContain(HASHER.hex("sk-bob"));
     }
-  }
-
-  static String joined(List<String> l) {
-    return l.stream().collect(Collectors.joining());
   }
 }
