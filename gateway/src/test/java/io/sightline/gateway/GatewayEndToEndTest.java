@@ -60,7 +60,9 @@ import org.springframework.boot.test.web.server.LocalServerPort;
 class GatewayEndToEndTest {
   static final String MODEL = "qwen-vl";
   static final ObjectMapper JSON = new ObjectMapper();
+  static final String TRT_MODEL = "qwen-trt";
   static WorkerSimProcess sims;
+  static WorkerSimProcess trtSims;
   static ImageServer images;
 
   @LocalServerPort int port;
@@ -80,6 +82,14 @@ class GatewayEndToEndTest {
                 MODEL,
                 "--speedup",
                 "Infinity"));
+    trtSims =
+        WorkerSimProcess.start(
+            List.of(
+                "--workers", "1",
+                "--dialect", "trtllm",
+                "--model-dir", dir,
+                "--served-model-name", TRT_MODEL,
+                "--speedup", "Infinity"));
     images = new ImageServer().file("/hopper.jpg", "valid/pillow_hopper.jpg");
     ObjectNode card = JSON.createObjectNode();
     card.put("name", MODEL).put("backend", "vllm").put("kv_block_size", 16);
@@ -101,6 +111,20 @@ class GatewayEndToEndTest {
       admin("POST", "/v1/admin/workers", worker);
       workerIds.add(w.path("id").asText());
     }
+    JsonNode trt = trtSims.workers().get(0);
+    ObjectNode trtCard = JSON.createObjectNode();
+    trtCard.put("name", TRT_MODEL).put("backend", "trtllm");
+    trtCard.put("kv_block_size", trt.path("block_size").asInt());
+    trtCard.put("routing_mode", "approximate");
+    trtCard.putObject("hf").put("path", dir);
+    admin("POST", "/v1/admin/models", trtCard);
+    ObjectNode trtWorker = JSON.createObjectNode();
+    trtWorker.put("id", trt.path("id").asText());
+    trtWorker.put("model", TRT_MODEL);
+    trtWorker.put("base_url", trt.path("base_url").asText());
+    trtWorker.put("dialect", "trtllm");
+    trtWorker.put("kv_block_size", trt.path("block_size").asInt());
+    admin("POST", "/v1/admin/workers", trtWorker);
     // The router learns about the workers through the registry watch.
     long deadline = System.currentTimeMillis() + 30_000;
     while (true) {
@@ -120,6 +144,9 @@ class GatewayEndToEndTest {
   static void stopFleet() {
     if (sims != null) {
       sims.close();
+    }
+    if (trtSims != null) {
+      trtSims.close();
     }
     if (images != null) {
       images.close();
@@ -254,6 +281,44 @@ class GatewayEndToEndTest {
     assertThat(second.worker()).isEqualTo(first.worker());
     assertThat(second.overlap()).isGreaterThan(first.overlap());
     assertThat(second.cachedTokens()).isGreaterThan(first.cachedTokens());
+  }
+
+  @Test
+  void trtllmWorkersGetOnlyFieldsTheirStrictSchemaAccepts() throws Exception {
+    // trtllm-serve (and worker-sim in its dialect) rejects unknown top-level fields with 400.
+    String direct = trtSims.workers().get(0).path("base_url").asText();
+    String body =
+        "{\"model\":\""
+            + TRT_MODEL
+            + "\",\"max_tokens\":4,\"guided_json\":{},\"messages\":[{\"role\":\"user\","
+            + "\"content\":\"hi\"}]}";
+    try (HttpClient http = HttpClient.newHttpClient()) {
+      HttpResponse<String> r =
+          http.send(
+              HttpRequest.newBuilder(URI.create(direct + "/v1/chat/completions"))
+                  .timeout(Duration.ofSeconds(10))
+                  .header("Content-Type", "application/json")
+                  .POST(HttpRequest.BodyPublishers.ofString(body))
+                  .build(),
+              HttpResponse.BodyHandlers.ofString());
+      assertThat(r.statusCode()).as(r.body()).isEqualTo(400);
+    }
+    // Through the gateway the same request (vLLM-only extra included) succeeds, with an image.
+    HttpResponseFor<ChatCompletion> resp =
+        client()
+            .chat()
+            .completions()
+            .withRawResponse()
+            .create(
+                imageChat("What is this?", dataUri("valid/pillow_hopper.jpg")).toBuilder()
+                    .model(TRT_MODEL)
+                    .putAdditionalBodyProperty(
+                        "guided_json", com.openai.core.JsonValue.from(java.util.Map.of()))
+                    .build());
+    assertThat(resp.statusCode()).isEqualTo(200);
+    assertThat(resp.headers().values("x-sightline-worker"))
+        .containsExactly(trtSims.workers().get(0).path("id").asText());
+    assertThat(resp.parse().choices()).hasSize(1);
   }
 
   @Test
