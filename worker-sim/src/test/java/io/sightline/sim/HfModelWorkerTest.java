@@ -5,7 +5,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.node.ObjectNode;
 import io.sightline.prompt.hf.HfModels;
-import io.sightline.prompt.hf.ModelBundles;
+import io.sightline.prompt.hf.testing.TestModels;
 import io.sightline.routing.multimodal.spec.ModelProcessorSpec;
 import io.sightline.routing.multimodal.spec.ProcessorSpecs;
 import io.sightline.sim.cache.PrefixCache;
@@ -14,18 +14,16 @@ import java.awt.Color;
 import java.nio.file.Path;
 import java.util.Arrays;
 import org.junit.jupiter.api.Test;
-import org.junit.jupiter.api.io.TempDir;
 
 /**
  * A worker loaded from a real model directory (Qwen2.5-VL-7B-Instruct's tokenizer and chat
  * template): prompts are tokenized exactly and each image expands to the processor's count.
  */
 class HfModelWorkerTest {
-  @TempDir static Path dir;
 
   @Test
   void tokenizesWithTheChatTemplateAndExpandsImagesLikeTheProcessor() throws Exception {
-    Path model = ModelBundles.unpack(getClass(), "/models/qwen2_5_vl", dir.resolve("qwen2_5_vl"));
+    Path model = TestModels.dir("qwen2_5_vl");
     ModelProcessorSpec spec = ProcessorSpecs.fromModelDirectory(model).orElseThrow();
     String image = TestImages.pngDataUri(448, 448, Color.MAGENTA);
     ObjectNode body = SimClient.chat("qwen", "What is shown here?", 2, image);

@@ -1,12 +1,10 @@
 package io.sightline.bench.prompt;
 
+import io.sightline.prompt.hf.ModelBundles;
 import java.io.IOException;
-import java.io.InputStream;
 import java.io.UncheckedIOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
-import java.util.stream.Stream;
-import java.util.zip.GZIPInputStream;
 
 /**
  * Finds a model directory for the prompt benchmarks. Defaults to the real files committed as
@@ -34,20 +32,8 @@ final class BenchModels {
       return src;
     }
     try {
-      Path dst = Files.createTempDirectory("sightline-bench-" + name + "-");
-      try (Stream<Path> files = Files.list(src)) {
-        for (Path f : files.toList()) {
-          String file = f.getFileName().toString();
-          if (file.endsWith(".gz")) {
-            try (InputStream in = new GZIPInputStream(Files.newInputStream(f))) {
-              Files.copy(in, dst.resolve(file.substring(0, file.length() - 3)));
-            }
-          } else {
-            Files.copy(f, dst.resolve(file));
-          }
-        }
-      }
-      return dst;
+      return ModelBundles.unpackDirectory(
+          src, Files.createTempDirectory("sightline-bench-" + name + "-"));
     } catch (IOException e) {
       throw new UncheckedIOException(e);
     }

@@ -44,7 +44,20 @@ public final class ModelBundles {
           // another bundle from the same jar opened it first
         }
       }
-      Path source = Path.of(uri);
+      return unpackDirectory(Path.of(uri), target);
+    } catch (IOException e) {
+      throw new UncheckedIOException("cannot open " + resourceDir, e);
+    } catch (URISyntaxException e) {
+      throw new IllegalStateException(e);
+    }
+  }
+
+  /**
+   * Copies the files of {@code source} (a directory on any file system, e.g. inside a jar) into
+   * {@code target}, gunzipping {@code *.gz}, and returns {@code target}.
+   */
+  public static Path unpackDirectory(Path source, Path target) {
+    try {
       Files.createDirectories(target);
       try (Stream<Path> files = Files.list(source)) {
         for (Path file : files.toList()) {
@@ -64,9 +77,7 @@ public final class ModelBundles {
       }
       return target;
     } catch (IOException e) {
-      throw new UncheckedIOException("cannot unpack " + resourceDir + " into " + target, e);
-    } catch (URISyntaxException e) {
-      throw new IllegalStateException(e);
+      throw new UncheckedIOException("cannot unpack " + source + " into " + target, e);
     }
   }
 }

@@ -5,7 +5,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 import com.fasterxml.jackson.databind.node.ArrayNode;
 import com.fasterxml.jackson.databind.node.ObjectNode;
 import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
-import io.sightline.prompt.hf.ModelBundles;
+import io.sightline.prompt.hf.testing.TestModels;
 import io.sightline.registry.client.LocalRegistryClient;
 import io.sightline.registry.model.BackendKind;
 import io.sightline.registry.model.HfSource;
@@ -57,7 +57,6 @@ import javax.imageio.ImageIO;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
-import org.junit.jupiter.api.io.TempDir;
 
 /**
  * Image-aware routing end to end in precise mode: the router loads Qwen2.5-VL's tokenizer, chat
@@ -70,7 +69,6 @@ import org.junit.jupiter.api.io.TempDir;
  */
 @Timeout(120)
 class PreciseMultimodalRoutingTest {
-  @TempDir static Path dir;
 
   private final List<AutoCloseable> closeables = new ArrayList<>();
   private final HttpClient http = HttpClient.newHttpClient();
@@ -129,7 +127,7 @@ class PreciseMultimodalRoutingTest {
 
   @Test
   void sameImageOverlapsFromRealEventsDifferentImageDoesNot() throws Exception {
-    Path model = ModelBundles.unpack(getClass(), "/models/qwen2_5_vl", dir.resolve("qwen2_5_vl"));
+    Path model = TestModels.dir("qwen2_5_vl");
     List<SimulatedWorker> sims = new ArrayList<>();
     for (int i = 0; i < 2; i++) {
       SimulatedWorker w =

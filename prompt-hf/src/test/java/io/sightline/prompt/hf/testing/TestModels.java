@@ -3,21 +3,14 @@ package io.sightline.prompt.hf.testing;
 import io.sightline.prompt.hf.HfModel;
 import io.sightline.prompt.hf.HfModelException;
 import io.sightline.prompt.hf.HfModels;
+import io.sightline.prompt.hf.ModelBundles;
 import java.io.IOException;
-import java.io.InputStream;
 import java.io.UncheckedIOException;
-import java.net.URI;
-import java.net.URISyntaxException;
-import java.net.URL;
-import java.nio.file.FileSystemAlreadyExistsException;
-import java.nio.file.FileSystems;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.ConcurrentHashMap;
-import java.util.stream.Stream;
-import java.util.zip.GZIPInputStream;
 
 /**
  * The real model directories under prompt-hf's {@code src/test/resources/models} (Qwen2.5-VL,
@@ -55,37 +48,9 @@ public final class TestModels {
         root = Files.createTempDirectory("sightline-models-");
         root.toFile().deleteOnExit();
       }
-      URL url = TestModels.class.getResource("/models/" + name);
-      if (url == null) {
-        throw new IllegalStateException("no test model " + name);
-      }
-      URI uri = url.toURI();
-      if (uri.getScheme().equals("jar")) {
-        try {
-          FileSystems.newFileSystem(uri, Map.of());
-        } catch (FileSystemAlreadyExistsException e) {
-          // opened by an earlier call
-        }
-      }
-      Path src = Path.of(uri);
-      Path dst = Files.createDirectories(root.resolve(name));
-      try (Stream<Path> files = Files.list(src)) {
-        for (Path f : files.toList()) {
-          String file = f.getFileName().toString();
-          if (file.endsWith(".gz")) {
-            try (InputStream in = new GZIPInputStream(Files.newInputStream(f))) {
-              Files.copy(in, dst.resolve(file.substring(0, file.length() - 3)));
-            }
-          } else {
-            Files.copy(f, dst.resolve(file));
-          }
-        }
-      }
-      return dst;
+      return ModelBundles.unpack(TestModels.class, "/models/" + name, root.resolve(name));
     } catch (IOException e) {
       throw new UncheckedIOException(e);
-    } catch (URISyntaxException e) {
-      throw new IllegalStateException(e);
     }
   }
 }
