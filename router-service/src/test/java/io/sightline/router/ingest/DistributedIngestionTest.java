@@ -7,6 +7,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 import io.etcd.jetcd.Client;
 import io.nats.client.Connection;
 import io.nats.client.Nats;
+import io.sightline.adapter.vllm.FakeVllmPublisher;
 import io.sightline.testsupport.Infra;
 import io.sightline.testsupport.Service;
 import io.sightline.testsupport.UsesInfra;

@@ -6,6 +6,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import io.micrometer.core.instrument.MeterRegistry;
 import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
+import io.sightline.adapter.vllm.FakeVllmPublisher;
 import io.sightline.registry.client.RegistryClient;
 import io.sightline.router.model.KvEventSink;
 import java.time.Duration;

@@ -4,6 +4,7 @@ import static io.sightline.router.ingest.IngestFixtures.await;
 import static io.sightline.router.ingest.IngestFixtures.vllmBatch;
 import static org.assertj.core.api.Assertions.assertThat;
 
+import io.sightline.adapter.vllm.FakeVllmPublisher;
 import io.sightline.registry.model.BackendKind;
 import io.sightline.registry.model.KvEventSource;
 import io.sightline.registry.model.WorkerInstance;

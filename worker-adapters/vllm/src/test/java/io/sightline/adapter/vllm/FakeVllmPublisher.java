@@ -13,7 +13,7 @@ import org.zeromq.ZMsg;
  * with {@code [id, "", seq, payload]}… and the {@code -1} end marker. Batches can be "dropped"
  * (buffered but never sent live) to create holes.
  */
-final class FakeVllmPublisher implements AutoCloseable {
+public final class FakeVllmPublisher implements AutoCloseable {
   private final ZContext ctx = new ZContext(1);
   private ZMQ.Socket pub;
   private final int pubPort;
@@ -25,7 +25,7 @@ final class FakeVllmPublisher implements AutoCloseable {
   private volatile boolean replayEnabled = true;
   private long nextSeq;
 
-  FakeVllmPublisher(int bufferSteps) {
+  public FakeVllmPublisher(int bufferSteps) {
     this.bufferSteps = bufferSteps;
     pub = ctx.createSocket(SocketType.PUB);
     pub.setLinger(0);
@@ -81,25 +81,25 @@ final class FakeVllmPublisher implements AutoCloseable {
     }
   }
 
-  String endpoint() {
+  public String endpoint() {
     return "tcp://127.0.0.1:" + pubPort;
   }
 
-  String replayEndpoint() {
+  public String replayEndpoint() {
     return "tcp://127.0.0.1:" + replayPort;
   }
 
-  void setReplayEnabled(boolean enabled) {
+  public void setReplayEnabled(boolean enabled) {
     this.replayEnabled = enabled;
   }
 
   /** Closes the PUB socket (subscribers see a disconnect). */
-  synchronized void closePub() {
+  public synchronized void closePub() {
     ctx.destroySocket(pub);
   }
 
   /** Binds a new PUB socket on the same port (subscribers reconnect). */
-  synchronized void reopenPub() throws InterruptedException {
+  public synchronized void reopenPub() throws InterruptedException {
     for (int attempt = 0; ; attempt++) {
       try {
         ZMQ.Socket s = ctx.createSocket(SocketType.PUB);
@@ -117,7 +117,7 @@ final class FakeVllmPublisher implements AutoCloseable {
   }
 
   /** Restart: sequence back to 0 and an empty buffer, as a new engine process. */
-  void restart() {
+  public void restart() {
     synchronized (buffer) {
       buffer.clear();
       nextSeq = 0;
@@ -125,7 +125,7 @@ final class FakeVllmPublisher implements AutoCloseable {
   }
 
   /** Publishes (or, if {@code drop}, only buffers) a batch; returns its sequence. */
-  long publish(byte[] payload, boolean drop) {
+  public long publish(byte[] payload, boolean drop) {
     long seq;
     synchronized (buffer) {
       seq = nextSeq++;
