@@ -28,10 +28,10 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 
 /**
- * Ingestion against real simulated workers (engineer D's worker-sim): requests fill and evict the
- * worker's prefix cache, the worker drops a share of its event batches, and the block set the
- * router ends up believing (a mirror of the applied events) must equal the worker's true cache
- * ({@code SimulatedWorker.cacheJson()}, the {@code /sim/cache} view).
+ * Ingestion against real simulated workers ( worker-sim): requests fill and evict the worker's
+ * prefix cache, the worker drops a share of its event batches, and the block set the router ends up
+ * believing (a mirror of the applied events) must equal the worker's true cache ({@code
+ * SimulatedWorker.cacheJson()}, the {@code /sim/cache} view).
  */
 @Timeout(120)
 class WorkerSimIngestionTest {

@@ -60,12 +60,12 @@ import org.junit.jupiter.api.Timeout;
 
 /**
  * Image-aware routing end to end in precise mode: the router loads Qwen2.5-VL's tokenizer, chat
- * template and processor spec from the model card; two simulated vLLM workers (engineer D's
- * worker-sim, same model files) serve requests whose images carry the router's mm_hash as vLLM
- * multimodal uuid, publish real ZMQ KV events, and ingestion feeds them into the router's index.
- * With predictions switched off, every overlap below comes from the workers' own events: the same
- * picture matches all its blocks on the worker that prefilled it, a different picture of the same
- * size matches only the text before it.
+ * template and processor spec from the model card; two simulated vLLM workers (worker-sim, same
+ * model files) serve requests whose images carry the router's mm_hash as vLLM multimodal uuid,
+ * publish real ZMQ KV events, and ingestion feeds them into the router's index. With predictions
+ * switched off, every overlap below comes from the workers' own events: the same picture matches
+ * all its blocks on the worker that prefilled it, a different picture of the same size matches only
+ * the text before it.
  */
 @Timeout(120)
 class PreciseMultimodalRoutingTest {
