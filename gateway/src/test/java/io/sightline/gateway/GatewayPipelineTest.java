@@ -286,13 +286,27 @@ class GatewayPipelineTest {
     assertThat(resp.headers().values("x-sightline-overlap")).containsExactly("3/10");
     ChatCompletion c = resp.parse();
     assertThat(c.choices().get(0).message().content()).contains("hello from w1");
-    assertThat(ROUTER.released.size()).isGreaterThan(releases);
-    assertThat(ROUTER.released.get(ROUTER.released.size() - 1).cachedTokens()).isEqualTo(32);
+    // The release runs when the exchange completes, which may be just after the client has the
+    // answer.
+    awaitRelease(releases, 32);
+  }
+
+  /** Waits for a release, after the first {@code before} ones, carrying {@code cachedTokens}. */
+  static void awaitRelease(int before, int cachedTokens) {
+    long deadline = System.currentTimeMillis() + 5_000;
+    while (ROUTER.released.subList(before, ROUTER.released.size()).stream()
+        .noneMatch(r -> Integer.valueOf(cachedTokens).equals(r.cachedTokens()))) {
+      if (System.currentTimeMillis() > deadline) {
+        throw new AssertionError("no release with cached_tokens=" + cachedTokens + " within 5 s");
+      }
+      Thread.onSpinWait();
+    }
   }
 
   @Test
   void streamingChatIsPassedThroughAndUsageIsCollected() throws Exception {
     W1.cachedTokens = 48;
+    int releases = ROUTER.released.size();
     List<String> deltas = new ArrayList<>();
     try (StreamResponse<ChatCompletionChunk> stream =
         client("sk-bob").chat().completions().createStreaming(textChat("sim-vl"))) {
@@ -307,8 +321,7 @@ class GatewayPipelineTest {
     assertThat(String.join("", deltas)).isEqualTo("hello from w1");
     JsonNode upstream = W1.received.get(W1.received.size() - 1);
     assertThat(upstream.path("stream_options").path("include_usage").asBoolean()).isTrue();
-    Thread.sleep(200); // release runs after the response completes
-    assertThat(ROUTER.released.get(ROUTER.released.size() - 1).cachedTokens()).isEqualTo(48);
+    awaitRelease(releases, 48);
   }
 
   @Test

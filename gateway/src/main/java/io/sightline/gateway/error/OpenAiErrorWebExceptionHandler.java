@@ -1,5 +1,6 @@
 package io.sightline.gateway.error;
 
+import java.util.List;
 import java.util.concurrent.TimeoutException;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -20,6 +21,8 @@ import reactor.core.publisher.Mono;
  * before Boot's {@code DefaultErrorWebExceptionHandler} (order -1).
  *
  * <p>Unknown exceptions become a 500 with a fixed message; their detail goes to the log only.
+ * Non-OpenAI paths served by the same process (registry admin, router API, actuator) are left
+ * alone.
  */
 public class OpenAiErrorWebExceptionHandler implements WebExceptionHandler, Ordered {
   private static final Logger log = LoggerFactory.getLogger(OpenAiErrorWebExceptionHandler.class);
@@ -29,10 +32,19 @@ public class OpenAiErrorWebExceptionHandler implements WebExceptionHandler, Orde
     return -2;
   }
 
+  /**
+   * Paths that share the server in the one-process deployment but are not the OpenAI surface (the
+   * registry's admin API, the router's API, actuator): their errors are left to their own handlers
+   * or Spring's default.
+   */
+  private static final List<String> NOT_OPENAI =
+      List.of("/v1/admin", "/v1/route", "/v1/explain", "/v1/release", "/actuator");
+
   @Override
   public Mono<Void> handle(ServerWebExchange exchange, Throwable ex) {
     ServerHttpResponse response = exchange.getResponse();
-    if (response.isCommitted()) {
+    String path = exchange.getRequest().getPath().value();
+    if (response.isCommitted() || NOT_OPENAI.stream().anyMatch(path::startsWith)) {
       return Mono.error(ex);
     }
     OpenAiException error = translate(ex);
