@@ -38,6 +38,7 @@ public final class JinjaChatTemplate implements ChatTemplate {
    */
   public static JinjaChatTemplate parse(String templateSource) throws PromptEncodingException {
     String source = jinjaSource(templateSource);
+    ClassLoader previous = useJinjavaClassLoader();
     Jinjava jinjava = HfJinjava.engine();
     JinjavaInterpreter interpreter = jinjava.newInterpreter();
     JinjavaInterpreter.pushCurrent(interpreter);
@@ -52,7 +53,21 @@ public final class JinjaChatTemplate implements ChatTemplate {
           e);
     } finally {
       JinjavaInterpreter.popCurrent();
+      Thread.currentThread().setContextClassLoader(previous);
     }
+  }
+
+  /**
+   * Jinjava's EL finds its {@code ExpressionFactory} through the thread's context class loader. A
+   * server thread started under a nested-jar launcher (Spring Boot's {@code PropertiesLauncher}
+   * running worker-sim from the all-in-one image) has the system loader there, which cannot see the
+   * nested jars, and every render would fail. Returns the loader to restore.
+   */
+  private static ClassLoader useJinjavaClassLoader() {
+    Thread thread = Thread.currentThread();
+    ClassLoader previous = thread.getContextClassLoader();
+    thread.setContextClassLoader(Jinjava.class.getClassLoader());
+    return previous;
   }
 
   /**
@@ -130,6 +145,7 @@ public final class JinjaChatTemplate implements ChatTemplate {
 
   @Override
   public String render(Map<String, Object> variables) throws PromptEncodingException {
+    ClassLoader previous = useJinjavaClassLoader();
     Context context = new Context(jinjava.getGlobalContext());
     context.putAll(variables);
     JinjavaInterpreter interpreter =
@@ -153,6 +169,7 @@ public final class JinjaChatTemplate implements ChatTemplate {
           e);
     } finally {
       JinjavaInterpreter.popCurrent();
+      Thread.currentThread().setContextClassLoader(previous);
     }
   }
 
