@@ -42,6 +42,7 @@ import java.util.Set;
 import org.springframework.beans.factory.ObjectProvider;
 import org.springframework.boot.autoconfigure.AutoConfiguration;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnMissingBean;
+import org.springframework.boot.autoconfigure.condition.ConditionalOnProperty;
 import org.springframework.boot.context.properties.EnableConfigurationProperties;
 import org.springframework.context.annotation.Bean;
 
@@ -57,6 +58,11 @@ import org.springframework.context.annotation.Bean;
  */
 @AutoConfiguration
 @EnableConfigurationProperties(GatewayProperties.class)
+@ConditionalOnProperty(
+    prefix = "sightline.gateway",
+    name = "enabled",
+    havingValue = "true",
+    matchIfMissing = true)
 public class GatewayAutoConfiguration {
 
   /** The gateway's private Jackson 2 mapper (Spring Boot 4's codecs are Jackson 3). */

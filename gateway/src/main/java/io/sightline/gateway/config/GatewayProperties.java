@@ -21,6 +21,12 @@ import org.springframework.validation.annotation.Validated;
 public class GatewayProperties {
 
   /**
+   * Whether this process serves the OpenAI API at all. Off for processes that only embed the
+   * gateway's classes, e.g. a router or registry started from the all-in-one image.
+   */
+  private boolean enabled = true;
+
+  /**
    * Largest request body accepted, for fixed-length and chunked uploads alike; larger bodies get
    * 413. Base64 images make bodies large, so the default is 32 MiB (see sglang#38735).
    */
@@ -44,6 +50,14 @@ public class GatewayProperties {
   @Valid private final Auth auth = new Auth();
   @Valid private final Media media = new Media();
   @Valid private final Upstream upstream = new Upstream();
+
+  public boolean isEnabled() {
+    return enabled;
+  }
+
+  public void setEnabled(boolean enabled) {
+    this.enabled = enabled;
+  }
 
   public DataSize getMaxBodySize() {
     return maxBodySize;
