@@ -27,9 +27,9 @@ send() { # label, image file, question -> prints a line, sets OVERLAP TOTAL
   local worker overlap cached
   worker=$(printf '%s\n' "$headers" | sed -n 's/^x-sightline-worker: *//Ip' | head -1)
   overlap=$(printf '%s\n' "$headers" | sed -n 's/^x-sightline-overlap: *//Ip' | head -1)
-  cached=$(printf '%s' "$headers" | grep -o '"cached_tokens":[0-9]*' | head -1 | cut -d: -f2)
-  if [ -z "$overlap" ]; then
-    echo "$1: no x-sightline-overlap header; response was:" >&2
+  cached=$(printf '%s' "$headers" | grep -o '"cached_tokens":[0-9]*' | head -1 | cut -d: -f2 || true)
+  if [ -z "$overlap" ] || ! printf '%s' "$headers" | head -1 | grep -q ' 200'; then
+    echo "$1: the request failed or was not routed; response was:" >&2
     printf '%s\n' "$out" >&2
     exit 1
   fi
