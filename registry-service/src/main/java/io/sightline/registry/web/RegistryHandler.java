@@ -35,6 +35,9 @@ import java.util.Comparator;
 import java.util.List;
 import java.util.Optional;
 import java.util.concurrent.Callable;
+import java.util.function.BiFunction;
+import java.util.function.Function;
+import java.util.stream.Stream;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 import org.springframework.context.SmartLifecycle;
@@ -81,287 +84,263 @@ public final class RegistryHandler implements SmartLifecycle {
     this.heartbeat = heartbeat;
   }
 
-  // --- models ---------------------------------------------------------------------------------
+  // --- models, workers, API keys: the same CRUD shape over three kinds of entry -----------------
 
-  Mono<ServerResponse> listModels(ServerRequest req) {
+  /** What differs between the models, workers and API keys endpoints. */
+  private record Kind<T>(
+      String noun,
+      String collection,
+      String keyField,
+      Class<T> type,
+      Function<T, String> keyOf,
+      BiFunction<T, String, T> withKey,
+      Function<Versioned<T>, ObjectNode> wire) {}
+
+  /** A store write at an expected revision. */
+  @FunctionalInterface
+  private interface Put<T> {
+    Versioned<T> put(T value, long expectedRevision);
+  }
+
+  private static final Kind<ModelCard> MODELS =
+      new Kind<>(
+          "model",
+          "/v1/admin/models/",
+          "name",
+          ModelCard.class,
+          ModelCard::name,
+          (card, name) ->
+              new ModelCard(
+                  card.schemaVersion(),
+                  name,
+                  card.aliases(),
+                  card.backend(),
+                  card.hf(),
+                  card.processorFamily(),
+                  card.processorFamilySource(),
+                  card.kvBlockSize(),
+                  card.mmScheme(),
+                  card.mediaDecoder(),
+                  card.routingMode(),
+                  card.loraAdapters(),
+                  card.contextLength()),
+          WireFormat::model);
+
+  private static final Kind<WorkerInstance> WORKERS =
+      new Kind<>(
+          "worker",
+          "/v1/admin/workers/",
+          "id",
+          WorkerInstance.class,
+          WorkerInstance::id,
+          (w, id) ->
+              new WorkerInstance(
+                  w.schemaVersion(),
+                  id,
+                  w.model(),
+                  w.servedModelName(),
+                  w.baseUrl(),
+                  w.dialect(),
+                  w.dataParallelSize(),
+                  w.kvBlockSize(),
+                  w.kvEvents(),
+                  w.metricsUrl(),
+                  w.labels(),
+                  w.state(),
+                  w.leaseTtlSeconds()),
+          WireFormat::worker);
+
+  private static final Kind<ApiKey> API_KEYS =
+      new Kind<>(
+          "api key",
+          "/v1/admin/api-keys/",
+          "name",
+          ApiKey.class,
+          ApiKey::name,
+          (k, name) ->
+              new ApiKey(
+                  k.schemaVersion(),
+                  name,
+                  k.hash(),
+                  k.allowedModels(),
+                  k.requestsPerMinute(),
+                  k.tokensPerMinute(),
+                  k.enabled(),
+                  k.description()),
+          WireFormat::apiKey);
+
+  /** {@code {"revision": ..., "items": [...]}} of the selected entries, sorted by key. */
+  private <T> Mono<ServerResponse> list(
+      Kind<T> kind, Function<Snapshot, Stream<Versioned<T>>> select) {
     return blocking(
         () -> {
           Snapshot s = service.snapshot();
           ObjectNode body = JSON.createObjectNode();
           body.put("revision", s.revision());
           ArrayNode items = body.putArray("items");
-          s.models().stream()
-              .sorted(Comparator.comparing(v -> v.value().name()))
-              .forEach(v -> items.add(WireFormat.model(v)));
+          select
+              .apply(s)
+              .sorted(Comparator.comparing(v -> kind.keyOf().apply(v.value())))
+              .forEach(v -> items.add(kind.wire().apply(v)));
           return json(HttpStatus.OK, body.toString(), null);
         });
   }
 
-  Mono<ServerResponse> getModel(ServerRequest req) {
-    String name = pathRest(req, "name");
+  private <T> Mono<ServerResponse> get(
+      Kind<T> kind, String key, Function<String, Optional<Versioned<T>>> find) {
     return blocking(
         () ->
-            service
-                .model(name)
-                .map(v -> json(HttpStatus.OK, write(v.value()), v.revision()))
-                .orElseThrow(() -> new NotFoundException("model " + name + " not found")));
+            find.apply(key)
+                .map(RegistryHandler::ok)
+                .orElseThrow(() -> new NotFoundException(kind.noun() + " " + key + " not found")));
+  }
+
+  private <T> Mono<ServerResponse> create(ServerRequest req, Kind<T> kind, Put<T> put) {
+    return withBody(
+        req,
+        kind.type(),
+        value -> {
+          Versioned<T> v = put.put(value, RegistryStore.MUST_NOT_EXIST);
+          return created(
+              kind.collection() + kind.keyOf().apply(v.value()), write(v.value()), v.revision());
+        });
+  }
+
+  /** A PUT to the entry's URL: the body's key, when given, must match the URL's. */
+  private <T> Mono<ServerResponse> replace(
+      ServerRequest req, Kind<T> kind, String key, long expected, Put<T> put) {
+    return withBody(
+        req,
+        kind.type(),
+        value -> {
+          String bodyKey = kind.keyOf().apply(value);
+          if (bodyKey != null && !bodyKey.equals(key)) {
+            throw new ValidationException(
+                kind.keyField(),
+                "body "
+                    + kind.keyField()
+                    + " '"
+                    + bodyKey
+                    + "' differs from the URL's '"
+                    + key
+                    + "'");
+          }
+          return ok(put.put(kind.withKey().apply(value, key), expected));
+        });
+  }
+
+  // --- models ---------------------------------------------------------------------------------
+
+  Mono<ServerResponse> listModels(ServerRequest req) {
+    return list(MODELS, s -> s.models().stream());
+  }
+
+  Mono<ServerResponse> getModel(ServerRequest req) {
+    return get(MODELS, pathRest(req, "name"), service::model);
   }
 
   Mono<ServerResponse> createModel(ServerRequest req) {
-    return body(req)
-        .flatMap(
-            bytes ->
-                blocking(
-                    () -> {
-                      ModelCard card = parse(bytes, ModelCard.class);
-                      Versioned<ModelCard> v = service.putModel(card, RegistryStore.MUST_NOT_EXIST);
-                      return created(
-                          "/v1/admin/models/" + v.value().name(), write(v.value()), v.revision());
-                    }));
+    return create(req, MODELS, service::putModel);
   }
 
   Mono<ServerResponse> putModel(ServerRequest req) {
     String name = pathRest(req, "name");
     long expected = expectedRevision(req);
-    return body(req)
-        .flatMap(
-            bytes ->
-                blocking(
-                    () -> {
-                      ModelCard card = parse(bytes, ModelCard.class);
-                      if (card.name() != null && !card.name().equals(name)) {
-                        throw new ValidationException(
-                            "name",
-                            "body name '"
-                                + card.name()
-                                + "' differs from the URL's '"
-                                + name
-                                + "'");
-                      }
-                      ModelCard named =
-                          new ModelCard(
-                              card.schemaVersion(),
-                              name,
-                              card.aliases(),
-                              card.backend(),
-                              card.hf(),
-                              card.processorFamily(),
-                              card.processorFamilySource(),
-                              card.kvBlockSize(),
-                              card.mmScheme(),
-                              card.mediaDecoder(),
-                              card.routingMode(),
-                              card.loraAdapters(),
-                              card.contextLength());
-                      Versioned<ModelCard> v = service.putModel(named, expected);
-                      return json(HttpStatus.OK, write(v.value()), v.revision());
-                    }));
+    return replace(req, MODELS, name, expected, service::putModel);
   }
 
   Mono<ServerResponse> deleteModel(ServerRequest req) {
     String name = pathRest(req, "name");
     long expected = expectedRevision(req);
-    return blocking(
-        () -> {
-          service.deleteModel(name, expected);
-          return ServerResponse.noContent().build();
-        });
+    return noContent(() -> service.deleteModel(name, expected));
   }
 
   // --- workers --------------------------------------------------------------------------------
 
   Mono<ServerResponse> listWorkers(ServerRequest req) {
     Optional<String> model = req.queryParam("model");
-    return blocking(
-        () -> {
-          Snapshot s = service.snapshot();
+    return list(
+        WORKERS,
+        s -> {
           Optional<String> canonical =
               model.map(m -> service.model(m).map(v -> v.value().name()).orElse(m));
-          ObjectNode body = JSON.createObjectNode();
-          body.put("revision", s.revision());
-          ArrayNode items = body.putArray("items");
-          s.workers().stream()
-              .filter(v -> canonical.isEmpty() || v.value().model().equals(canonical.get()))
-              .sorted(Comparator.comparing(v -> v.value().id()))
-              .forEach(v -> items.add(WireFormat.worker(v)));
-          return json(HttpStatus.OK, body.toString(), null);
+          return s.workers().stream()
+              .filter(v -> canonical.isEmpty() || v.value().model().equals(canonical.get()));
         });
   }
 
   Mono<ServerResponse> getWorker(ServerRequest req) {
-    String id = req.pathVariable("id");
-    return blocking(
-        () ->
-            service
-                .worker(id)
-                .map(v -> json(HttpStatus.OK, write(v.value()), v.revision()))
-                .orElseThrow(() -> new NotFoundException("worker " + id + " not found")));
+    return get(WORKERS, req.pathVariable("id"), service::worker);
   }
 
   Mono<ServerResponse> createWorker(ServerRequest req) {
-    boolean lease = req.queryParam("lease").map(Boolean::parseBoolean).orElse(false);
-    return body(req)
-        .flatMap(
-            bytes ->
-                blocking(
-                    () -> {
-                      WorkerInstance w = parse(bytes, WorkerInstance.class);
-                      Versioned<WorkerInstance> v =
-                          service.putWorker(w, RegistryStore.MUST_NOT_EXIST, lease);
-                      return created(
-                          "/v1/admin/workers/" + v.value().id(), write(v.value()), v.revision());
-                    }));
+    boolean lease = lease(req);
+    return create(req, WORKERS, (w, rev) -> service.putWorker(w, rev, lease));
   }
 
   Mono<ServerResponse> putWorker(ServerRequest req) {
     String id = req.pathVariable("id");
     long expected = expectedRevision(req);
-    boolean lease = req.queryParam("lease").map(Boolean::parseBoolean).orElse(false);
-    return body(req)
-        .flatMap(
-            bytes ->
-                blocking(
-                    () -> {
-                      WorkerInstance w = parse(bytes, WorkerInstance.class);
-                      if (w.id() != null && !w.id().equals(id)) {
-                        throw new ValidationException(
-                            "id", "body id '" + w.id() + "' differs from the URL's '" + id + "'");
-                      }
-                      WorkerInstance named =
-                          new WorkerInstance(
-                              w.schemaVersion(),
-                              id,
-                              w.model(),
-                              w.servedModelName(),
-                              w.baseUrl(),
-                              w.dialect(),
-                              w.dataParallelSize(),
-                              w.kvBlockSize(),
-                              w.kvEvents(),
-                              w.metricsUrl(),
-                              w.labels(),
-                              w.state(),
-                              w.leaseTtlSeconds());
-                      Versioned<WorkerInstance> v = service.putWorker(named, expected, lease);
-                      return json(HttpStatus.OK, write(v.value()), v.revision());
-                    }));
+    boolean lease = lease(req);
+    return replace(req, WORKERS, id, expected, (w, rev) -> service.putWorker(w, rev, lease));
   }
 
   Mono<ServerResponse> deleteWorker(ServerRequest req) {
     String id = req.pathVariable("id");
     long expected = expectedRevision(req);
-    return blocking(
-        () -> {
-          service.deleteWorker(id, expected);
-          return ServerResponse.noContent().build();
-        });
+    return noContent(() -> service.deleteWorker(id, expected));
   }
 
   Mono<ServerResponse> heartbeat(ServerRequest req) {
     String id = req.pathVariable("id");
-    return blocking(
-        () -> {
-          service.heartbeat(id);
-          return ServerResponse.noContent().build();
-        });
+    return noContent(() -> service.heartbeat(id));
   }
 
   Mono<ServerResponse> setState(ServerRequest req) {
     String id = req.pathVariable("id");
     long expected = expectedRevision(req);
-    return body(req)
-        .flatMap(
-            bytes ->
-                blocking(
-                    () -> {
-                      StateBody b = parse(bytes, StateBody.class);
-                      if (b.state() == null) {
-                        throw new ValidationException("state", "required (ready or draining)");
-                      }
-                      Versioned<WorkerInstance> v = service.setState(id, b.state(), expected);
-                      return json(HttpStatus.OK, write(v.value()), v.revision());
-                    }));
+    return withBody(
+        req,
+        StateBody.class,
+        b -> {
+          if (b.state() == null) {
+            throw new ValidationException("state", "required (ready or draining)");
+          }
+          return ok(service.setState(id, b.state(), expected));
+        });
   }
 
   /** Body of {@code PUT /v1/admin/workers/{id}/state}. */
   record StateBody(WorkerState state) {}
 
+  private static boolean lease(ServerRequest req) {
+    return req.queryParam("lease").map(Boolean::parseBoolean).orElse(false);
+  }
+
   // --- API keys -------------------------------------------------------------------------------
 
   Mono<ServerResponse> listApiKeys(ServerRequest req) {
-    return blocking(
-        () -> {
-          Snapshot s = service.snapshot();
-          ObjectNode body = JSON.createObjectNode();
-          body.put("revision", s.revision());
-          ArrayNode items = body.putArray("items");
-          s.apiKeys().stream()
-              .sorted(Comparator.comparing(v -> v.value().name()))
-              .forEach(v -> items.add(WireFormat.apiKey(v)));
-          return json(HttpStatus.OK, body.toString(), null);
-        });
+    return list(API_KEYS, s -> s.apiKeys().stream());
   }
 
   Mono<ServerResponse> getApiKey(ServerRequest req) {
-    String name = req.pathVariable("name");
-    return blocking(
-        () ->
-            service
-                .apiKey(name)
-                .map(v -> json(HttpStatus.OK, write(v.value()), v.revision()))
-                .orElseThrow(() -> new NotFoundException("api key " + name + " not found")));
+    return get(API_KEYS, req.pathVariable("name"), service::apiKey);
   }
 
   Mono<ServerResponse> createApiKey(ServerRequest req) {
-    return body(req)
-        .flatMap(
-            bytes ->
-                blocking(
-                    () -> {
-                      ApiKey k = parse(bytes, ApiKey.class);
-                      Versioned<ApiKey> v = service.putApiKey(k, RegistryStore.MUST_NOT_EXIST);
-                      return created(
-                          "/v1/admin/api-keys/" + v.value().name(), write(v.value()), v.revision());
-                    }));
+    return create(req, API_KEYS, service::putApiKey);
   }
 
   Mono<ServerResponse> putApiKey(ServerRequest req) {
     String name = req.pathVariable("name");
     long expected = expectedRevision(req);
-    return body(req)
-        .flatMap(
-            bytes ->
-                blocking(
-                    () -> {
-                      ApiKey k = parse(bytes, ApiKey.class);
-                      if (k.name() != null && !k.name().equals(name)) {
-                        throw new ValidationException(
-                            "name",
-                            "body name '" + k.name() + "' differs from the URL's '" + name + "'");
-                      }
-                      ApiKey named =
-                          new ApiKey(
-                              k.schemaVersion(),
-                              name,
-                              k.hash(),
-                              k.allowedModels(),
-                              k.requestsPerMinute(),
-                              k.tokensPerMinute(),
-                              k.enabled(),
-                              k.description());
-                      Versioned<ApiKey> v = service.putApiKey(named, expected);
-                      return json(HttpStatus.OK, write(v.value()), v.revision());
-                    }));
+    return replace(req, API_KEYS, name, expected, service::putApiKey);
   }
 
   Mono<ServerResponse> deleteApiKey(ServerRequest req) {
     String name = req.pathVariable("name");
     long expected = expectedRevision(req);
-    return blocking(
-        () -> {
-          service.deleteApiKey(name, expected);
-          return ServerResponse.noContent().build();
-        });
+    return noContent(() -> service.deleteApiKey(name, expected));
   }
 
   // --- snapshot, watch, schema ----------------------------------------------------------------
@@ -661,6 +640,26 @@ public final class RegistryHandler implements SmartLifecycle {
 
   private static Mono<ServerResponse> blocking(Callable<Mono<ServerResponse>> work) {
     return Mono.fromCallable(work).subscribeOn(Schedulers.boundedElastic()).flatMap(m -> m);
+  }
+
+  /** Reads and parses the body, then answers with {@code handle} on the blocking scheduler. */
+  private <T> Mono<ServerResponse> withBody(
+      ServerRequest req, Class<T> type, Function<T, Mono<ServerResponse>> handle) {
+    return body(req).flatMap(bytes -> blocking(() -> handle.apply(parse(bytes, type))));
+  }
+
+  /** 200 with the entry as JSON and its revision as {@code ETag}. */
+  private static Mono<ServerResponse> ok(Versioned<?> v) {
+    return json(HttpStatus.OK, write(v.value()), v.revision());
+  }
+
+  /** 204 after {@code work} has run on the blocking scheduler. */
+  private static Mono<ServerResponse> noContent(Runnable work) {
+    return blocking(
+        () -> {
+          work.run();
+          return ServerResponse.noContent().build();
+        });
   }
 
   /** Maps exceptions to JSON error answers; unknown ones become a 500 without details. */
