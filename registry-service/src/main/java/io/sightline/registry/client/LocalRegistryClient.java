@@ -1,15 +1,11 @@
 package io.sightline.registry.client;
 
-import io.sightline.registry.model.ApiKey;
-import io.sightline.registry.model.ModelCard;
-import io.sightline.registry.model.WorkerInstance;
 import io.sightline.registry.store.RegistryStore;
 import io.sightline.registry.store.StoreEvent;
 import io.sightline.registry.store.StoreWatch;
 import io.sightline.registry.store.StoreWatcher;
 import java.time.Duration;
 import java.util.List;
-import java.util.Optional;
 import java.util.concurrent.Executors;
 import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.TimeUnit;
@@ -33,15 +29,13 @@ import org.slf4j.LoggerFactory;
  *       back, so the cache converges within one probe interval of recovery.
  * </ul>
  */
-public final class LocalRegistryClient implements RegistryClient {
+public final class LocalRegistryClient extends CachingRegistryClient {
   private static final Logger LOG = LoggerFactory.getLogger(LocalRegistryClient.class);
 
   private final RegistryStore store;
-  private final RegistryCache cache = new RegistryCache();
   private final ScheduledExecutorService events;
   private final Duration retryDelay;
   private final Duration maxRetryDelay;
-  private volatile boolean connected;
   private volatile boolean closed;
   private StoreWatch watch;
   private boolean loaded;
@@ -72,51 +66,6 @@ public final class LocalRegistryClient implements RegistryClient {
     }
     long probe = Math.max(50, probeInterval.toMillis());
     events.scheduleWithFixedDelay(this::probe, probe, probe, TimeUnit.MILLISECONDS);
-  }
-
-  @Override
-  public List<ModelCard> models() {
-    return cache.models();
-  }
-
-  @Override
-  public Optional<ModelCard> model(String nameOrAlias) {
-    return cache.model(nameOrAlias);
-  }
-
-  @Override
-  public List<WorkerInstance> workers(String nameOrAlias) {
-    return cache.workers(nameOrAlias);
-  }
-
-  @Override
-  public List<WorkerInstance> workers() {
-    return cache.workers();
-  }
-
-  @Override
-  public Optional<WorkerInstance> worker(String id) {
-    return cache.worker(id);
-  }
-
-  @Override
-  public List<ApiKey> apiKeys() {
-    return cache.apiKeys();
-  }
-
-  @Override
-  public long revision() {
-    return cache.revision();
-  }
-
-  @Override
-  public boolean connected() {
-    return connected;
-  }
-
-  @Override
-  public AutoCloseable addListener(RegistryListener listener) {
-    return cache.addListener(listener);
   }
 
   @Override
@@ -168,9 +117,9 @@ public final class LocalRegistryClient implements RegistryClient {
     } catch (RuntimeException e) {
       up = false;
     }
-    if (!up && connected) {
+    if (!up && connected()) {
       setConnected(false);
-    } else if (up && !connected) {
+    } else if (up && !connected()) {
       // the store is back: reopen the watch from our revision (duplicates are ignored)
       connect();
     }
@@ -181,14 +130,11 @@ public final class LocalRegistryClient implements RegistryClient {
       return;
     }
     long delay = nextDelay.toMillis();
-    nextDelay =
-        nextDelay.multipliedBy(2).compareTo(maxRetryDelay) > 0
-            ? maxRetryDelay
-            : nextDelay.multipliedBy(2);
+    nextDelay = doubled(nextDelay, maxRetryDelay);
     long gen = generation;
     events.schedule(
         () -> {
-          if (!connected && gen == generation) {
+          if (!connected() && gen == generation) {
             connect();
           }
         },
@@ -207,13 +153,6 @@ public final class LocalRegistryClient implements RegistryClient {
     }
   }
 
-  private void setConnected(boolean now) {
-    if (connected != now) {
-      connected = now;
-      cache.emit(List.of(new RegistryEvent.ConnectionChanged(now, cache.revision())));
-    }
-  }
-
   /** Forwards store callbacks to the event thread, dropping those of superseded watches. */
   private final class Watcher implements StoreWatcher {
     private final long gen;
@@ -227,7 +166,7 @@ public final class LocalRegistryClient implements RegistryClient {
       submit(
           () -> {
             cache.apply(batch);
-            if (!connected) {
+            if (!connected()) {
               setConnected(true);
             }
           });

@@ -1,8 +1,5 @@
 package io.sightline.registry.client;
 
-import io.sightline.registry.model.ApiKey;
-import io.sightline.registry.model.ModelCard;
-import io.sightline.registry.model.WorkerInstance;
 import io.sightline.registry.store.StoreEvent;
 import java.io.BufferedReader;
 import java.io.IOException;
@@ -15,7 +12,6 @@ import java.net.http.HttpResponse;
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.util.List;
-import java.util.Optional;
 import java.util.concurrent.Executors;
 import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.TimeUnit;
@@ -35,19 +31,17 @@ import org.slf4j.LoggerFactory;
  * drops a stream that stays silent longer than {@code idleTimeout} (the server sends keep-alive
  * comments), so a half-open connection cannot freeze the cache.
  */
-public final class RemoteRegistryClient implements RegistryClient {
+public final class RemoteRegistryClient extends CachingRegistryClient {
   private static final Logger LOG = LoggerFactory.getLogger(RemoteRegistryClient.class);
 
   private final URI base;
   private final String token;
   private final HttpClient http;
-  private final RegistryCache cache = new RegistryCache();
   private final Duration retryDelay;
   private final Duration maxRetryDelay;
   private final Duration idleTimeout;
   private final Thread reader;
   private final ScheduledExecutorService watchdog;
-  private volatile boolean connected;
   private volatile boolean closed;
   private volatile long lastByteNanos = System.nanoTime();
   private volatile InputStream current;
@@ -101,51 +95,6 @@ public final class RemoteRegistryClient implements RegistryClient {
   }
 
   @Override
-  public List<ModelCard> models() {
-    return cache.models();
-  }
-
-  @Override
-  public Optional<ModelCard> model(String nameOrAlias) {
-    return cache.model(nameOrAlias);
-  }
-
-  @Override
-  public List<WorkerInstance> workers(String nameOrAlias) {
-    return cache.workers(nameOrAlias);
-  }
-
-  @Override
-  public List<WorkerInstance> workers() {
-    return cache.workers();
-  }
-
-  @Override
-  public Optional<WorkerInstance> worker(String id) {
-    return cache.worker(id);
-  }
-
-  @Override
-  public List<ApiKey> apiKeys() {
-    return cache.apiKeys();
-  }
-
-  @Override
-  public long revision() {
-    return cache.revision();
-  }
-
-  @Override
-  public boolean connected() {
-    return connected;
-  }
-
-  @Override
-  public AutoCloseable addListener(RegistryListener listener) {
-    return cache.addListener(listener);
-  }
-
-  @Override
   public void close() {
     closed = true;
     watchdog.shutdownNow();
@@ -194,10 +143,7 @@ public final class RemoteRegistryClient implements RegistryClient {
           return;
         }
       }
-      delay =
-          delay.multipliedBy(2).compareTo(maxRetryDelay) > 0
-              ? maxRetryDelay
-              : delay.multipliedBy(2);
+      delay = doubled(delay, maxRetryDelay);
     }
   }
 
@@ -304,13 +250,6 @@ public final class RemoteRegistryClient implements RegistryClient {
       } catch (IOException e) {
         LOG.debug("closing stream: {}", e.toString());
       }
-    }
-  }
-
-  private void setConnected(boolean now) {
-    if (connected != now) {
-      connected = now;
-      cache.emit(List.of(new RegistryEvent.ConnectionChanged(now, cache.revision())));
     }
   }
 }
