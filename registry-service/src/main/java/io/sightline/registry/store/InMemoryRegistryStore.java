@@ -29,6 +29,7 @@ import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.TimeUnit;
+import java.util.function.LongFunction;
 import java.util.function.LongSupplier;
 
 /**
@@ -113,45 +114,33 @@ public final class InMemoryRegistryStore implements RegistryStore {
 
   @Override
   public Optional<Versioned<ModelCard>> model(String name) {
-    synchronized (lock) {
-      return Optional.ofNullable(models.get(name));
-    }
+    return get(models, name);
   }
 
   @Override
   public Optional<Versioned<WorkerInstance>> worker(String id) {
-    synchronized (lock) {
-      return Optional.ofNullable(workers.get(id));
-    }
+    return get(workers, id);
   }
 
   @Override
   public long putModel(ModelCard card, long expectedRevision) {
-    synchronized (lock) {
-      checkRevision("model " + card.name(), models.get(card.name()), expectedRevision);
-      long rev = revision + 1;
-      Versioned<ModelCard> old = models.put(card.name(), new Versioned<>(card, rev));
-      persistOrRollback(() -> restore(models, card.name(), old));
-      revision = rev;
-      publish(new StoreEvent.ModelPut(card, rev));
-      return rev;
-    }
+    return put(
+        models,
+        "model",
+        card.name(),
+        card,
+        expectedRevision,
+        rev -> new StoreEvent.ModelPut(card, rev));
   }
 
   @Override
   public long deleteModel(String name, long expectedRevision) {
-    synchronized (lock) {
-      Versioned<ModelCard> old = models.get(name);
-      if (old == null) {
-        throw new NotFoundException("model " + name + " not found");
-      }
-      checkRevision("model " + name, old, expectedRevision);
-      models.remove(name);
-      persistOrRollback(() -> models.put(name, old));
-      long rev = ++revision;
-      publish(new StoreEvent.ModelDeleted(name, old.value(), rev));
-      return rev;
-    }
+    return delete(
+        models,
+        "model",
+        name,
+        expectedRevision,
+        (old, rev) -> new StoreEvent.ModelDeleted(name, old, rev));
   }
 
   @Override
@@ -181,49 +170,35 @@ public final class InMemoryRegistryStore implements RegistryStore {
   @Override
   public long deleteWorker(String id, long expectedRevision) {
     synchronized (lock) {
-      Versioned<WorkerInstance> old = workers.get(id);
-      if (old == null) {
-        throw new NotFoundException("worker " + id + " not found");
-      }
-      checkRevision("worker " + id, old, expectedRevision);
+      Versioned<WorkerInstance> old = existing(workers, "worker", id, expectedRevision);
       return removeWorker(id, old);
     }
   }
 
   @Override
   public Optional<Versioned<ApiKey>> apiKey(String name) {
-    synchronized (lock) {
-      return Optional.ofNullable(apiKeys.get(name));
-    }
+    return get(apiKeys, name);
   }
 
   @Override
   public long putApiKey(ApiKey key, long expectedRevision) {
-    synchronized (lock) {
-      checkRevision("api key " + key.name(), apiKeys.get(key.name()), expectedRevision);
-      long rev = revision + 1;
-      Versioned<ApiKey> old = apiKeys.put(key.name(), new Versioned<>(key, rev));
-      persistOrRollback(() -> restore(apiKeys, key.name(), old));
-      revision = rev;
-      publish(new StoreEvent.ApiKeyPut(key, rev));
-      return rev;
-    }
+    return put(
+        apiKeys,
+        "api key",
+        key.name(),
+        key,
+        expectedRevision,
+        rev -> new StoreEvent.ApiKeyPut(key, rev));
   }
 
   @Override
   public long deleteApiKey(String name, long expectedRevision) {
-    synchronized (lock) {
-      Versioned<ApiKey> old = apiKeys.get(name);
-      if (old == null) {
-        throw new NotFoundException("api key " + name + " not found");
-      }
-      checkRevision("api key " + name, old, expectedRevision);
-      apiKeys.remove(name);
-      persistOrRollback(() -> apiKeys.put(name, old));
-      long rev = ++revision;
-      publish(new StoreEvent.ApiKeyDeleted(name, old.value(), rev));
-      return rev;
-    }
+    return delete(
+        apiKeys,
+        "api key",
+        name,
+        expectedRevision,
+        (old, rev) -> new StoreEvent.ApiKeyDeleted(name, old, rev));
   }
 
   @Override
@@ -287,6 +262,65 @@ public final class InMemoryRegistryStore implements RegistryStore {
   }
 
   // --- internals ------------------------------------------------------------------------------
+
+  /** The event for deleting an entry whose last value was {@code previous}, at {@code revision}. */
+  @FunctionalInterface
+  private interface Deleted<T> {
+    StoreEvent event(T previous, long revision);
+  }
+
+  private <T> Optional<Versioned<T>> get(Map<String, Versioned<T>> map, String key) {
+    synchronized (lock) {
+      return Optional.ofNullable(map.get(key));
+    }
+  }
+
+  /** A conditional put of an entry without a lease (cards, API keys). */
+  private <T> long put(
+      Map<String, Versioned<T>> map,
+      String noun,
+      String key,
+      T value,
+      long expectedRevision,
+      LongFunction<StoreEvent> event) {
+    synchronized (lock) {
+      checkRevision(noun + " " + key, map.get(key), expectedRevision);
+      long rev = revision + 1;
+      Versioned<T> old = map.put(key, new Versioned<>(value, rev));
+      persistOrRollback(() -> restore(map, key, old));
+      revision = rev;
+      publish(event.apply(rev));
+      return rev;
+    }
+  }
+
+  /** A conditional delete of an entry without a lease (cards, API keys). */
+  private <T> long delete(
+      Map<String, Versioned<T>> map,
+      String noun,
+      String key,
+      long expectedRevision,
+      Deleted<T> event) {
+    synchronized (lock) {
+      Versioned<T> old = existing(map, noun, key, expectedRevision);
+      map.remove(key);
+      persistOrRollback(() -> map.put(key, old));
+      long rev = ++revision;
+      publish(event.event(old.value(), rev));
+      return rev;
+    }
+  }
+
+  /** The entry under {@code key}, which must exist at {@code expectedRevision}; call under lock. */
+  private static <T> Versioned<T> existing(
+      Map<String, Versioned<T>> map, String noun, String key, long expectedRevision) {
+    Versioned<T> old = map.get(key);
+    if (old == null) {
+      throw new NotFoundException(noun + " " + key + " not found");
+    }
+    checkRevision(noun + " " + key, old, expectedRevision);
+    return old;
+  }
 
   private long deadline(WorkerInstance w) {
     return nanoClock.getAsLong() + TimeUnit.SECONDS.toNanos(w.leaseTtlSeconds());
