@@ -5,6 +5,8 @@ import io.sightline.routing.event.StorageTier;
 import it.unimi.dsi.fastutil.longs.Long2LongOpenHashMap;
 import it.unimi.dsi.fastutil.longs.Long2ObjectMap;
 import it.unimi.dsi.fastutil.longs.Long2ObjectOpenHashMap;
+import java.util.AbstractMap;
+import java.util.AbstractSet;
 import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.HashMap;
@@ -12,7 +14,9 @@ import java.util.Iterator;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.NoSuchElementException;
 import java.util.Objects;
+import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.atomic.LongAdder;
 import java.util.concurrent.locks.ReentrantLock;
@@ -38,10 +42,11 @@ import java.util.function.LongSupplier;
  *       the reference count (events: duplicate stores of a block by the same engine hash or by
  *       several engine hashes) or, for predictions, the expiry in milliseconds (wrap-safe
  *       comparison). So there is one entry per (worker, dp rank, tier) per block.
- *   <li>Each node also keeps a 64-bit summary: bit {@code s} = slot {@code s} (< 63) holds a
- *       device-tier event entry; bit 63 = some entry is another tier, a prediction or a slot ≥ 63.
- *       Where bit 63 is clear (the common case) a query advances every rank with one AND of its
- *       "still matching" bitmask instead of visiting the entries.
+ *   <li>Each node also keeps a 64-bit summary: when non-zero, bit {@code s} = slot {@code s} (< 64)
+ *       holds a device-tier event entry and the node has no other entry; zero = no entries, or some
+ *       entry is another tier, a prediction or a slot ≥ 64. Where it is non-zero (the common case,
+ *       up to 64 worker ranks) a query advances every rank with one AND of its "still matching"
+ *       bitmask instead of visiting the entries.
  *   <li>Each (worker, rank) has, per tier, a fastutil {@code long → node} map from the engine block
  *       hash to the node of that block (the last local sub-block when an engine block is split),
  *       making parent lookup and removal O(1) per block. Engine hashes are opaque and are never
@@ -97,8 +102,8 @@ public final class KvIndex {
   private static final long[] NO_HOLDERS = new long[0];
   private static final long[] DEAD = new long[0];
   private static final long NONE = -1L;
-  private static final int FAST_SLOTS = 63;
-  private static final long COMPLEX = Long.MIN_VALUE;
+  private static final int FAST_SLOTS = 64;
+  private static final long COMPLEX = 0L; // a node's mask when its entries must be read
   // denser than fastutil's 0.75 default: engine maps are the largest per-entry cost after nodes
   private static final float MAP_LOAD_FACTOR = 0.9f;
   private static final int SMALL_CHILDREN = 8;
@@ -120,9 +125,10 @@ public final class KvIndex {
     // Holder entries: the first inline (NONE when absent), the rest in an immutable array. See
     // the class comment for the write/read order that keeps lock-free readers consistent.
     volatile long first = NONE;
-    // Summary of the holders for the query fast path: bit s (s < 63) = slot s holds a DEVICE
-    // event entry; bit 63 (COMPLEX) = some entry is another tier, a prediction or slot >= 63, so
-    // readers must look at the entries. Written after the entries it summarises.
+    // Summary of the holders for the query fast path: when non-zero, bit s = slot s (< 64) holds
+    // a DEVICE event entry and there is no other entry. Zero (COMPLEX) = no entries, or some
+    // entry is another tier, a prediction or a slot >= 64, so readers must look at the entries
+    // (an empty node reads as no holders either way). Written after the entries it summarises.
     volatile long mask;
     volatile long[] more = NO_HOLDERS;
 
@@ -717,14 +723,17 @@ public final class KvIndex {
           }
         }
         long entry = ((long) holder << 32) | (amount & 0xFFFFFFFFL);
-        if (f == NONE) {
+        long bit = maskBit(holder);
+        if (f == NONE) { // no entries yet (the inline one is filled first)
           c.first = entry;
+          c.mask = bit;
         } else {
           long[] grown = Arrays.copyOf(hs, hs.length + 1);
           grown[hs.length] = entry;
           c.more = grown;
+          long old = c.mask;
+          c.mask = old == COMPLEX || bit == COMPLEX ? COMPLEX : old | bit;
         }
-        c.mask = c.mask | maskBit(holder);
         entries.increment();
       }
       return c;
@@ -803,10 +812,17 @@ public final class KvIndex {
   private static long maskOf(Node n) {
     long m = 0;
     if (n.first != NONE) {
-      m |= maskBit((int) (n.first >>> 32));
+      m = maskBit((int) (n.first >>> 32));
+      if (m == COMPLEX) {
+        return COMPLEX;
+      }
     }
     for (long e : n.more) {
-      m |= maskBit((int) (e >>> 32));
+      long bit = maskBit((int) (e >>> 32));
+      if (bit == COMPLEX) {
+        return COMPLEX;
+      }
+      m |= bit;
     }
     return m;
   }
@@ -847,17 +863,17 @@ public final class KvIndex {
     if (n == 0 || localHashes.length == 0) {
       return new OverlapScores(localHashes.length, Map.of());
     }
-    // Slots < 63 ("fast") are tracked as a bitmask of ranks still matching; at a node whose
+    // Slots < 64 ("fast") are tracked as a bitmask of ranks still matching; at a node whose
     // holders are all device-tier event entries of fast slots (the common case) one AND advances
-    // every rank. Other nodes ("complex") are read entry by entry. Slots >= 63 use per-slot
+    // every rank. Other nodes ("complex") are read entry by entry. Slots >= 64 use per-slot
     // depth tracking. counts[] holds, per slot, blocks whose best source was not a device event
     // (plus device blocks of slow slots, which the result derives the same way).
     int fast = Math.min(n, FAST_SLOTS);
     int[] matched = new int[n];
-    int[] counts = new int[n * CODES];
-    byte[] lvlBest = new byte[fast];
+    int[] counts = null; // allocated at the first complex node
+    byte[] lvlBest = null;
     byte[] best = n > FAST_SLOTS ? new byte[n] : null;
-    long alive = (1L << fast) - 1;
+    long alive = fast == 64 ? -1L : (1L << fast) - 1;
     int slowAlive = n - fast;
     int levels = 0;
     boolean haveNow = false;
@@ -871,9 +887,13 @@ public final class KvIndex {
       long mask = c.mask;
       long next;
       int slowNext = 0;
-      if (mask >= 0) {
+      if (mask != COMPLEX) {
         next = alive & mask;
       } else {
+        if (counts == null) {
+          counts = new int[n * CODES];
+          lvlBest = new byte[fast];
+        }
         // read `more` before `first` (see removeHolderLocked)
         long[] hs = c.more;
         long f = c.first;
@@ -945,13 +965,17 @@ public final class KvIndex {
     for (long b = alive; b != 0; b &= b - 1) {
       matched[Long.numberOfTrailingZeros(b)] = levels;
     }
+    // The result map is indexed by slot (no hashing of worker keys per query): lookups go through
+    // the worker → slot map, iteration is in slot order.
+    WorkerOverlap[] values = new WorkerOverlap[n];
     int hits = 0;
     for (int s = 0; s < n; s++) {
-      hits += matched[s] > 0 ? 1 : 0;
-    }
-    Map<WorkerKey, WorkerOverlap> out = HashMap.newHashMap(hits);
-    for (int s = 0; s < n; s++) {
       if (matched[s] > 0) {
+        hits++;
+        if (counts == null) {
+          values[s] = new WorkerOverlap(keys[s], matched[s], matched[s], 0, 0, 0, 0, matched[s]);
+          continue;
+        }
         int b = s * CODES;
         int pred = counts[b + CODE_PREDICTED];
         int host = counts[b + StorageTier.HOST.ordinal()];
@@ -964,12 +988,97 @@ public final class KvIndex {
                 + host * weights[StorageTier.HOST.ordinal()]
                 + disk * weights[StorageTier.DISK.ordinal()]
                 + ext * weights[StorageTier.EXTERNAL.ordinal()];
-        out.put(
-            keys[s],
-            new WorkerOverlap(keys[s], matched[s], device, pred, host, disk, ext, weighted));
+        values[s] = new WorkerOverlap(keys[s], matched[s], device, pred, host, disk, ext, weighted);
       }
     }
-    return new OverlapScores(localHashes.length, out);
+    return new OverlapScores(
+        localHashes.length, hits == 0 ? Map.of() : new SlotMap(keys, values, hits, workers));
+  }
+
+  /**
+   * Read-only map of one query's overlaps, indexed by worker slot. Slots are assigned once per
+   * worker rank and never reused, so {@code get} resolves a key through the index's worker map.
+   */
+  private static final class SlotMap extends AbstractMap<WorkerKey, WorkerOverlap> {
+    private final WorkerKey[] keys;
+    private final WorkerOverlap[] values;
+    private final int size;
+    private final ConcurrentHashMap<WorkerKey, WorkerState> slots;
+
+    SlotMap(
+        WorkerKey[] keys,
+        WorkerOverlap[] values,
+        int size,
+        ConcurrentHashMap<WorkerKey, WorkerState> slots) {
+      this.keys = keys;
+      this.values = values;
+      this.size = size;
+      this.slots = slots;
+    }
+
+    @Override
+    public WorkerOverlap get(Object key) {
+      if (!(key instanceof WorkerKey)) {
+        return null;
+      }
+      WorkerState ws = slots.get(key);
+      return ws == null || ws.slot >= values.length ? null : values[ws.slot];
+    }
+
+    @Override
+    public boolean containsKey(Object key) {
+      return get(key) != null;
+    }
+
+    @Override
+    public int size() {
+      return size;
+    }
+
+    @Override
+    public boolean isEmpty() {
+      return size == 0;
+    }
+
+    @Override
+    public Set<Entry<WorkerKey, WorkerOverlap>> entrySet() {
+      return new AbstractSet<>() {
+        @Override
+        public int size() {
+          return size;
+        }
+
+        @Override
+        public Iterator<Entry<WorkerKey, WorkerOverlap>> iterator() {
+          return new Iterator<>() {
+            int next = advance(0);
+
+            private int advance(int from) {
+              int s = from;
+              while (s < values.length && values[s] == null) {
+                s++;
+              }
+              return s;
+            }
+
+            @Override
+            public boolean hasNext() {
+              return next < values.length;
+            }
+
+            @Override
+            public Entry<WorkerKey, WorkerOverlap> next() {
+              if (next >= values.length) {
+                throw new NoSuchElementException();
+              }
+              int s = next;
+              next = advance(s + 1);
+              return new SimpleImmutableEntry<>(keys[s], values[s]);
+            }
+          };
+        }
+      };
+    }
   }
 
   private boolean better(int code, int current) {
