@@ -116,8 +116,8 @@ class KvIndexPropertyTest {
     StoredBlockConverter conv = StoredBlockConverter.textOnly(B);
     KvIndex index = new KvIndex(conv, IndexConfig.DEFAULTS, clock::get);
     if (straddleSlot63) {
-      // 61 idle ranks first, so the test's 6 ranks get slots 61..66: both sides of the query's
-      // 63-slot bitmask fast path
+      // 61 idle ranks first, so the test's 6 ranks get slots 61..66: both sides of the 64-slot
+      // holder bitmask (slots 0..63 take the fast path, 64+ the per-entry path)
       for (int i = 0; i < 61; i++) {
         index.apply(new KvEvent.Cleared("idle-" + i, 0, -1));
       }
