@@ -42,6 +42,13 @@ import java.util.logging.Logger;
  *
  * Every failure becomes a JSON error response; nothing escapes to the server thread except the
  * deliberate connection abort of an injected crash.
+ *
+ * <p>Every response is framed exactly, fixed-length or chunked, and connections stay persistent
+ * (KeepAliveFramingTest checks this on the wire). "Data received while in pool" from a JDK {@code
+ * HttpClient} calling a zero-delay worker is not caused by stray bytes from this server. It is a
+ * race in the JDK 25 client's HTTP/1.1 pool (JDK-8357639): a stale cleanup subscriber reads the
+ * next response when the server answers within microseconds, and it happens against nginx serving a
+ * static response just the same. See docs/worker-sim.md, "Keep-alive".
  */
 final class SimHttpHandler implements HttpHandler {
   private static final Logger LOG = Logger.getLogger(SimHttpHandler.class.getName());
@@ -394,10 +401,11 @@ final class SimHttpHandler implements HttpHandler {
     cfg.put("prefix_caching_hash_algo", "sha256_cbor");
     t.family("vllm:cache_config_info", "gauge", "Information of the LLMEngine CacheConfig")
         .sample("vllm:cache_config_info", cfg, 1);
-    byte[] body = t.toString().getBytes(StandardCharsets.UTF_8);
-    ex.getResponseHeaders().set("Content-Type", "text/plain; version=0.0.4; charset=utf-8");
-    ex.sendResponseHeaders(200, body.length);
-    ex.getResponseBody().write(body);
+    send(
+        ex,
+        200,
+        "text/plain; version=0.0.4; charset=utf-8",
+        t.toString().getBytes(StandardCharsets.UTF_8));
   }
 
   // ---------------------------------------------------------------- generation
@@ -703,8 +711,24 @@ final class SimHttpHandler implements HttpHandler {
   }
 
   private static void sendJson(HttpExchange ex, int status, JsonNode body) throws IOException {
-    byte[] bytes = Json.MAPPER.writeValueAsBytes(body);
-    ex.getResponseHeaders().set("Content-Type", "application/json");
+    send(ex, status, "application/json", Json.MAPPER.writeValueAsBytes(body));
+  }
+
+  /**
+   * A complete fixed-length response. A HEAD request gets the same status and headers, including
+   * the Content-Length the body would have, and no body: the JDK server frames a HEAD answer as
+   * bodiless whatever length it is given (it warns when given one, and closes the exchange at
+   * once), so the length is set by hand and nothing is written — writing the body would hit the
+   * closed exchange.
+   */
+  private static void send(HttpExchange ex, int status, String contentType, byte[] bytes)
+      throws IOException {
+    ex.getResponseHeaders().set("Content-Type", contentType);
+    if ("HEAD".equals(ex.getRequestMethod())) {
+      ex.getResponseHeaders().set("Content-Length", Integer.toString(bytes.length));
+      ex.sendResponseHeaders(status, -1);
+      return;
+    }
     ex.sendResponseHeaders(status, bytes.length);
     ex.getResponseBody().write(bytes);
   }
