@@ -106,410 +106,181 @@ public record SimOptions(
   }
 
   public SimOptions withDialect(Dialect d) {
-    return new SimOptions(
-        d,
-        host,
-        port,
-        servedModelName,
-        modelDir,
-        loraNames,
-        blockSize,
-        numBlocks,
-        maxNumSeqs,
-        timing,
-        hashSeed,
-        eventFormat,
-        zmqPort,
-        replayPort,
-        topic,
-        dpRank,
-        seed,
-        registryUrl,
-        workerId,
-        advertiseHost);
+    Builder b = toBuilder();
+    b.dialect = d;
+    return b.build();
   }
 
   public SimOptions withHost(String h) {
-    return new SimOptions(
-        dialect,
-        h,
-        port,
-        servedModelName,
-        modelDir,
-        loraNames,
-        blockSize,
-        numBlocks,
-        maxNumSeqs,
-        timing,
-        hashSeed,
-        eventFormat,
-        zmqPort,
-        replayPort,
-        topic,
-        dpRank,
-        seed,
-        registryUrl,
-        workerId,
-        advertiseHost);
+    Builder b = toBuilder();
+    b.host = h;
+    return b.build();
   }
 
   public SimOptions withPort(int p) {
-    return new SimOptions(
-        dialect,
-        host,
-        p,
-        servedModelName,
-        modelDir,
-        loraNames,
-        blockSize,
-        numBlocks,
-        maxNumSeqs,
-        timing,
-        hashSeed,
-        eventFormat,
-        zmqPort,
-        replayPort,
-        topic,
-        dpRank,
-        seed,
-        registryUrl,
-        workerId,
-        advertiseHost);
+    Builder b = toBuilder();
+    b.port = p;
+    return b.build();
   }
 
   public SimOptions withServedModelName(String name) {
-    return new SimOptions(
-        dialect,
-        host,
-        port,
-        name,
-        modelDir,
-        loraNames,
-        blockSize,
-        numBlocks,
-        maxNumSeqs,
-        timing,
-        hashSeed,
-        eventFormat,
-        zmqPort,
-        replayPort,
-        topic,
-        dpRank,
-        seed,
-        registryUrl,
-        workerId,
-        advertiseHost);
+    Builder b = toBuilder();
+    b.servedModelName = name;
+    return b.build();
   }
 
   public SimOptions withModelDir(Path dir) {
-    return new SimOptions(
-        dialect,
-        host,
-        port,
-        servedModelName,
-        dir,
-        loraNames,
-        blockSize,
-        numBlocks,
-        maxNumSeqs,
-        timing,
-        hashSeed,
-        eventFormat,
-        zmqPort,
-        replayPort,
-        topic,
-        dpRank,
-        seed,
-        registryUrl,
-        workerId,
-        advertiseHost);
+    Builder b = toBuilder();
+    b.modelDir = dir;
+    return b.build();
   }
 
   public SimOptions withLoraNames(List<String> names) {
-    return new SimOptions(
-        dialect,
-        host,
-        port,
-        servedModelName,
-        modelDir,
-        names,
-        blockSize,
-        numBlocks,
-        maxNumSeqs,
-        timing,
-        hashSeed,
-        eventFormat,
-        zmqPort,
-        replayPort,
-        topic,
-        dpRank,
-        seed,
-        registryUrl,
-        workerId,
-        advertiseHost);
+    Builder b = toBuilder();
+    b.loraNames = names;
+    return b.build();
   }
 
-  public SimOptions withBlockSize(int b) {
-    return new SimOptions(
-        dialect,
-        host,
-        port,
-        servedModelName,
-        modelDir,
-        loraNames,
-        b,
-        numBlocks,
-        maxNumSeqs,
-        timing,
-        hashSeed,
-        eventFormat,
-        zmqPort,
-        replayPort,
-        topic,
-        dpRank,
-        seed,
-        registryUrl,
-        workerId,
-        advertiseHost);
+  public SimOptions withBlockSize(int size) {
+    Builder b = toBuilder();
+    b.blockSize = size;
+    return b.build();
   }
 
   public SimOptions withNumBlocks(int n) {
-    return new SimOptions(
-        dialect,
-        host,
-        port,
-        servedModelName,
-        modelDir,
-        loraNames,
-        blockSize,
-        n,
-        maxNumSeqs,
-        timing,
-        hashSeed,
-        eventFormat,
-        zmqPort,
-        replayPort,
-        topic,
-        dpRank,
-        seed,
-        registryUrl,
-        workerId,
-        advertiseHost);
+    Builder b = toBuilder();
+    b.numBlocks = n;
+    return b.build();
   }
 
   public SimOptions withMaxNumSeqs(int n) {
-    return new SimOptions(
-        dialect,
-        host,
-        port,
-        servedModelName,
-        modelDir,
-        loraNames,
-        blockSize,
-        numBlocks,
-        n,
-        timing,
-        hashSeed,
-        eventFormat,
-        zmqPort,
-        replayPort,
-        topic,
-        dpRank,
-        seed,
-        registryUrl,
-        workerId,
-        advertiseHost);
+    Builder b = toBuilder();
+    b.maxNumSeqs = n;
+    return b.build();
   }
 
   public SimOptions withTiming(TimingModel t) {
-    return new SimOptions(
-        dialect,
-        host,
-        port,
-        servedModelName,
-        modelDir,
-        loraNames,
-        blockSize,
-        numBlocks,
-        maxNumSeqs,
-        t,
-        hashSeed,
-        eventFormat,
-        zmqPort,
-        replayPort,
-        topic,
-        dpRank,
-        seed,
-        registryUrl,
-        workerId,
-        advertiseHost);
+    Builder b = toBuilder();
+    b.timing = t;
+    return b.build();
   }
 
   public SimOptions withHashSeed(String s) {
-    return new SimOptions(
-        dialect,
-        host,
-        port,
-        servedModelName,
-        modelDir,
-        loraNames,
-        blockSize,
-        numBlocks,
-        maxNumSeqs,
-        timing,
-        s,
-        eventFormat,
-        zmqPort,
-        replayPort,
-        topic,
-        dpRank,
-        seed,
-        registryUrl,
-        workerId,
-        advertiseHost);
+    Builder b = toBuilder();
+    b.hashSeed = s;
+    return b.build();
   }
 
   public SimOptions withEventFormat(VllmEventEncoder.Format f) {
-    return new SimOptions(
-        dialect,
-        host,
-        port,
-        servedModelName,
-        modelDir,
-        loraNames,
-        blockSize,
-        numBlocks,
-        maxNumSeqs,
-        timing,
-        hashSeed,
-        f,
-        zmqPort,
-        replayPort,
-        topic,
-        dpRank,
-        seed,
-        registryUrl,
-        workerId,
-        advertiseHost);
+    Builder b = toBuilder();
+    b.eventFormat = f;
+    return b.build();
   }
 
   public SimOptions withZmqPorts(int pub, int replay) {
-    return new SimOptions(
-        dialect,
-        host,
-        port,
-        servedModelName,
-        modelDir,
-        loraNames,
-        blockSize,
-        numBlocks,
-        maxNumSeqs,
-        timing,
-        hashSeed,
-        eventFormat,
-        pub,
-        replay,
-        topic,
-        dpRank,
-        seed,
-        registryUrl,
-        workerId,
-        advertiseHost);
+    Builder b = toBuilder();
+    b.zmqPort = pub;
+    b.replayPort = replay;
+    return b.build();
   }
 
   public SimOptions withTopic(String t) {
-    return new SimOptions(
-        dialect,
-        host,
-        port,
-        servedModelName,
-        modelDir,
-        loraNames,
-        blockSize,
-        numBlocks,
-        maxNumSeqs,
-        timing,
-        hashSeed,
-        eventFormat,
-        zmqPort,
-        replayPort,
-        t,
-        dpRank,
-        seed,
-        registryUrl,
-        workerId,
-        advertiseHost);
+    Builder b = toBuilder();
+    b.topic = t;
+    return b.build();
   }
 
   public SimOptions withDpRank(int r) {
-    return new SimOptions(
-        dialect,
-        host,
-        port,
-        servedModelName,
-        modelDir,
-        loraNames,
-        blockSize,
-        numBlocks,
-        maxNumSeqs,
-        timing,
-        hashSeed,
-        eventFormat,
-        zmqPort,
-        replayPort,
-        topic,
-        r,
-        seed,
-        registryUrl,
-        workerId,
-        advertiseHost);
+    Builder b = toBuilder();
+    b.dpRank = r;
+    return b.build();
   }
 
   public SimOptions withSeed(long s) {
-    return new SimOptions(
-        dialect,
-        host,
-        port,
-        servedModelName,
-        modelDir,
-        loraNames,
-        blockSize,
-        numBlocks,
-        maxNumSeqs,
-        timing,
-        hashSeed,
-        eventFormat,
-        zmqPort,
-        replayPort,
-        topic,
-        dpRank,
-        s,
-        registryUrl,
-        workerId,
-        advertiseHost);
+    Builder b = toBuilder();
+    b.seed = s;
+    return b.build();
   }
 
   public SimOptions withRegistry(String url, String id, String advertise) {
-    return new SimOptions(
-        dialect,
-        host,
-        port,
-        servedModelName,
-        modelDir,
-        loraNames,
-        blockSize,
-        numBlocks,
-        maxNumSeqs,
-        timing,
-        hashSeed,
-        eventFormat,
-        zmqPort,
-        replayPort,
-        topic,
-        dpRank,
-        seed,
-        url,
-        id,
-        advertise);
+    Builder b = toBuilder();
+    b.registryUrl = url;
+    b.workerId = id;
+    b.advertiseHost = advertise;
+    return b.build();
+  }
+
+  /** A mutable copy of these options; the withers change one or two fields of it. */
+  private Builder toBuilder() {
+    Builder b = new Builder();
+    b.dialect = dialect;
+    b.host = host;
+    b.port = port;
+    b.servedModelName = servedModelName;
+    b.modelDir = modelDir;
+    b.loraNames = loraNames;
+    b.blockSize = blockSize;
+    b.numBlocks = numBlocks;
+    b.maxNumSeqs = maxNumSeqs;
+    b.timing = timing;
+    b.hashSeed = hashSeed;
+    b.eventFormat = eventFormat;
+    b.zmqPort = zmqPort;
+    b.replayPort = replayPort;
+    b.topic = topic;
+    b.dpRank = dpRank;
+    b.seed = seed;
+    b.registryUrl = registryUrl;
+    b.workerId = workerId;
+    b.advertiseHost = advertiseHost;
+    return b;
+  }
+
+  /** Holds the components while a wither changes some, so each wither names only what it sets. */
+  private static final class Builder {
+    private Dialect dialect;
+    private String host;
+    private int port;
+    private String servedModelName;
+    private Path modelDir;
+    private List<String> loraNames;
+    private int blockSize;
+    private int numBlocks;
+    private int maxNumSeqs;
+    private TimingModel timing;
+    private String hashSeed;
+    private VllmEventEncoder.Format eventFormat;
+    private int zmqPort;
+    private int replayPort;
+    private String topic;
+    private int dpRank;
+    private long seed;
+    private String registryUrl;
+    private String workerId;
+    private String advertiseHost;
+
+    SimOptions build() {
+      return new SimOptions(
+          dialect,
+          host,
+          port,
+          servedModelName,
+          modelDir,
+          loraNames,
+          blockSize,
+          numBlocks,
+          maxNumSeqs,
+          timing,
+          hashSeed,
+          eventFormat,
+          zmqPort,
+          replayPort,
+          topic,
+          dpRank,
+          seed,
+          registryUrl,
+          workerId,
+          advertiseHost);
+    }
   }
 }
