@@ -8,11 +8,9 @@ import java.io.IOException;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Path;
 import java.text.Normalizer;
-import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.HashMap;
 import java.util.Iterator;
-import java.util.List;
 import java.util.Map;
 import java.util.Optional;
 import java.util.OptionalInt;
@@ -42,7 +40,7 @@ public final class ByteLevelBpeTokenizer implements TokenizerSpi {
   private final Map<String, Integer> vocab;
   private final Map<Long, long[]> merges; // (left,right) -> {rank, merged id}
   private final int[] byteIds = new int[256];
-  private final Map<Character, String[]> addedByFirstChar;
+  private final AddedTokenMatcher addedTokenMatcher;
   private final Map<String, Integer> addedIds;
   private final TokenizerSpi delegate;
   private final ConcurrentHashMap<String, int[]> pieceCache = new ConcurrentHashMap<>();
@@ -62,18 +60,7 @@ public final class ByteLevelBpeTokenizer implements TokenizerSpi {
       Integer id = vocab.get(String.valueOf(BYTE_TO_CHAR[b]));
       byteIds[b] = id == null ? -1 : id;
     }
-    Map<Character, List<String>> byFirst = new HashMap<>();
-    for (String token : addedIds.keySet()) {
-      byFirst.computeIfAbsent(token.charAt(0), c -> new ArrayList<>()).add(token);
-    }
-    Map<Character, String[]> sorted = new HashMap<>();
-    byFirst.forEach(
-        (c, tokens) -> {
-          String[] arr = tokens.toArray(String[]::new);
-          Arrays.sort(arr, (a, b) -> Integer.compare(b.length(), a.length()));
-          sorted.put(c, arr);
-        });
-    this.addedByFirstChar = Map.copyOf(sorted);
+    this.addedTokenMatcher = new AddedTokenMatcher(addedIds.keySet());
   }
 
   /**
@@ -184,7 +171,7 @@ public final class ByteLevelBpeTokenizer implements TokenizerSpi {
     int i = 0;
     int n = text.length();
     while (i < n) {
-      String match = matchAt(text, i);
+      String match = addedTokenMatcher.matchAt(text, i);
       if (match == null) {
         i++;
         continue;
@@ -196,19 +183,6 @@ public final class ByteLevelBpeTokenizer implements TokenizerSpi {
     }
     encodeSegment(text.substring(segmentStart), out);
     return out.toArray();
-  }
-
-  private String matchAt(String text, int i) {
-    String[] candidates = addedByFirstChar.get(text.charAt(i));
-    if (candidates == null) {
-      return null;
-    }
-    for (String c : candidates) {
-      if (text.startsWith(c, i)) {
-        return c;
-      }
-    }
-    return null;
   }
 
   private void encodeSegment(String segment, IntList out) {

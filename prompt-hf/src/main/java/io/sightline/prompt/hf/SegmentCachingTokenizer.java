@@ -13,10 +13,8 @@ import java.io.IOException;
 import java.io.InputStream;
 import java.nio.file.Files;
 import java.nio.file.Path;
-import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.HashMap;
-import java.util.List;
 import java.util.Map;
 import java.util.Optional;
 import java.util.OptionalInt;
@@ -44,7 +42,7 @@ import java.util.OptionalInt;
 public final class SegmentCachingTokenizer implements TokenizerSpi {
 
   private final TokenizerSpi base;
-  private final Map<Character, String[]> addedByFirstChar;
+  private final AddedTokenMatcher addedTokenMatcher;
   private final Map<String, Integer> addedIds;
   private final Cache<String, int[]> cache;
 
@@ -52,19 +50,7 @@ public final class SegmentCachingTokenizer implements TokenizerSpi {
       TokenizerSpi base, Map<String, Integer> addedIds, long maxCachedChars) {
     this.base = base;
     this.addedIds = Map.copyOf(addedIds);
-    Map<Character, List<String>> byFirst = new HashMap<>();
-    for (String token : addedIds.keySet()) {
-      byFirst.computeIfAbsent(token.charAt(0), c -> new ArrayList<>()).add(token);
-    }
-    Map<Character, String[]> sorted = new HashMap<>();
-    byFirst.forEach(
-        (c, tokens) -> {
-          String[] arr = tokens.toArray(String[]::new);
-          // Longest first, so the first match at a position is the leftmost-longest one.
-          Arrays.sort(arr, (a, b) -> Integer.compare(b.length(), a.length()));
-          sorted.put(c, arr);
-        });
-    this.addedByFirstChar = Map.copyOf(sorted);
+    this.addedTokenMatcher = new AddedTokenMatcher(addedIds.keySet());
     this.cache =
         Caffeine.newBuilder()
             .maximumWeight(maxCachedChars)
@@ -148,7 +134,7 @@ public final class SegmentCachingTokenizer implements TokenizerSpi {
     int i = 0;
     int n = text.length();
     while (i < n) {
-      String match = matchAt(text, i);
+      String match = addedTokenMatcher.matchAt(text, i);
       if (match == null) {
         i++;
         continue;
@@ -171,19 +157,6 @@ public final class SegmentCachingTokenizer implements TokenizerSpi {
       size += ids.length;
     }
     return Arrays.copyOf(out, size);
-  }
-
-  private String matchAt(String text, int i) {
-    String[] candidates = addedByFirstChar.get(text.charAt(i));
-    if (candidates == null) {
-      return null;
-    }
-    for (String c : candidates) {
-      if (text.startsWith(c, i)) {
-        return c;
-      }
-    }
-    return null;
   }
 
   private int[] segment(String piece) throws PromptEncodingException {
