@@ -153,9 +153,9 @@ public final class RouterEngine implements RoutingService {
     if (ttl <= 0) {
       return;
     }
-    runtimes
-        .loaded(p.model())
-        .ifPresent(rt -> rt.index().predict(p.worker(), p.localHashes(), ttl));
+    // Load the model's runtime if this replica has not yet (it loads cards in the background):
+    // a prediction that arrives first would otherwise be dropped and never come again.
+    runtimes.forModel(p.model()).index().predict(p.worker(), p.localHashes(), ttl);
   }
 
   private RouteDecision decide(RouteRequest req, boolean commit) {
